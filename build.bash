@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# build.bash SETUP ACTION... — configure, build, install, test mqlink.
+#
+#   SETUP   check          debug build in build/check, for the test suite
+#           check-asan     the same with AddressSanitizer + UBSan in build/check-asan
+#           perf-release   shared libraries, threads, -O2
+#           perf-aggressive static libraries, no threads, -O3 -march=native, LTO
+#   ACTION  deps      install missing Debian packages (run by every other action)
+#           config    bootstrap and configure
+#           build     make
+#           install   make install into the setup's inst directory
+#           check     make check (the test suite)
+#           test      install, then performance/performance.bash, then results.bash
+#
+# `./build.bash check` alone means `./build.bash check deps config build check`;
+# `./build.bash perf-release test` builds whatever is missing first.
+set -euo pipefail
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+DEBIAN_PACKAGES="autoconf automake libtool pkg-config make gcc g++ libsqlite3-dev libconfig-dev
+  tcl-dev ruby-dev default-jdk python3-dev gnuplot-nox"
+
+die() { echo "build.bash: $*" >&2; exit 2; }
+
+action_deps() {
+    local missing=()
+    for p in $DEBIAN_PACKAGES; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    if [ "$(id -u)" = 0 ]; then
+        echo "build.bash: installing ${missing[*]}"
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+    else
+        die "missing packages; run: sudo apt-get install -y ${missing[*]}"
+    fi
+}
+
+setup_vars() {
+    TARGET=$(gcc -dumpmachine)
+    case "$SETUP" in
+    check)
+        BUILD=$TOP/build/check; PREFIX=$TOP/build/check/inst
+        CONFIG_ARGS=(--enable-debug --enable-threads=yes) ;;
+    check-asan)
+        BUILD=$TOP/build/check-asan; PREFIX=$TOP/build/check-asan/inst
+        CONFIG_ARGS=(--enable-debug --enable-threads=yes --enable-sanitize --disable-shared --with-python=no) ;;
+    perf-release)
+        BUILD=$TOP/performance/gen/$TARGET/$SETUP/build; PREFIX=$TOP/performance/gen/$TARGET/$SETUP/inst
+        CONFIG_ARGS=(--enable-shared=yes --enable-static=no --enable-threads=yes --enable-debug=no
+                     CFLAGS=-O2 CXXFLAGS=-O2) ;;
+    perf-aggressive)
+        BUILD=$TOP/performance/gen/$TARGET/$SETUP/build; PREFIX=$TOP/performance/gen/$TARGET/$SETUP/inst
+        CONFIG_ARGS=(--enable-shared=no --enable-static=yes --enable-threads=no --enable-debug=no
+                     "CFLAGS=-O3 -march=native -flto=auto" "CXXFLAGS=-O3 -march=native -flto=auto"
+                     "LDFLAGS=-flto=auto" AR=gcc-ar NM=gcc-nm RANLIB=gcc-ranlib) ;;
+    *) die "unknown setup '$SETUP' (check, check-asan, perf-release, perf-aggressive)" ;;
+    esac
+}
+
+action_config() {
+    action_deps
+    if [ ! -x "$TOP/configure" ] || [ "$TOP/configure.ac" -nt "$TOP/configure" ]; then
+        (cd "$TOP" && ./autogen.sh)
+    fi
+    mkdir -p "$BUILD"
+    echo "setup=$SETUP"
+    echo "  configure: --prefix=$PREFIX ${CONFIG_ARGS[*]}"
+    (cd "$BUILD" && "$TOP/configure" -q --prefix="$PREFIX" "${CONFIG_ARGS[@]}")
+}
+
+configured() { [ -f "$BUILD/Makefile" ] || action_config; }
+action_build() { configured; make -C "$BUILD" -s -j"$(nproc)"; }
+action_install() { action_build; make -C "$BUILD" -s install >/dev/null; }
+action_check() {
+    action_build
+    make -C "$BUILD" -j"$(nproc)" check
+}
+action_test() {
+    action_install
+    "$TOP/performance/performance.bash" --setup "$SETUP"
+    "$TOP/results.bash"
+    cat "$TOP/performance/gen/total_link.perf"
+}
+
+[ $# -ge 1 ] || die "usage: build.bash SETUP [ACTION...]  (see the top of this file)"
+SETUP=$1; shift
+setup_vars
+if [ $# -eq 0 ]; then
+    case "$SETUP" in check|check-asan) set -- check ;; *) set -- test ;; esac
+fi
+for a in "$@"; do
+    case "$a" in
+    deps|config|build|install|check|test) "action_$a" ;;
+    *) die "unknown action '$a' (deps, config, build, install, check, test)" ;;
+    esac
+done

@@ -1,0 +1,167 @@
+/* error.c — MkErrorC: an error code plus a growing text, and the calling
+ * thread's default error where kernel calls leave their reason. */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mk_internal.h"
+
+/* A runaway MkErrorStack loop must not eat memory: text stops growing here. */
+#define TEXT_MAX (64 * 1024)
+
+/* Zero-initialised per thread; its text is allocated on the first Set. */
+static _Thread_local MkErrorC tls_error;
+
+MkErrorC *
+MkErrorDEFAULT(void)
+{
+    return &tls_error;
+}
+
+void
+mki_error_tls_free(void)
+{
+    free(tls_error.text);
+    memset(&tls_error, 0, sizeof tls_error);
+}
+
+MkErrorC *
+MkErrorCreate(void)
+{
+    return calloc(1, sizeof(MkErrorC));
+}
+
+void
+MkErrorDelete(MkErrorC *err)
+{
+    if (err == NULL || err == &tls_error)
+        return;
+    free(err->text);
+    free(err);
+}
+
+/* Make room for need bytes (NUL included), never past TEXT_MAX; on ENOMEM
+ * the text is truncated to what already fits. */
+static size_t
+room(MkErrorC *err, size_t need)
+{
+    if (need > TEXT_MAX)
+        need = TEXT_MAX;
+    if (need > err->cap) {
+        char *p = mki_grow(err->text, &err->cap, need, 1);
+        if (p != NULL)
+            err->text = p;
+    }
+    return err->cap < TEXT_MAX ? err->cap : TEXT_MAX;
+}
+
+static void
+append_v(MkErrorC *err, const char *fmt, va_list ap)
+{
+    va_list aq;
+    va_copy(aq, ap);
+    int n = vsnprintf(NULL, 0, fmt, aq);
+    va_end(aq);
+    if (n <= 0)
+        return;
+    size_t cap = room(err, err->len + (size_t)n + 1);
+    if (cap <= err->len + 1)
+        return;
+    vsnprintf(err->text + err->len, cap - err->len, fmt, ap);
+    size_t added = (size_t)n < cap - err->len - 1 ? (size_t)n : cap - err->len - 1;
+    err->len += added;
+}
+
+static void
+append(MkErrorC *err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    append_v(err, fmt, ap);
+    va_end(ap);
+}
+
+MkErrorE
+MkErrorSetV(MkErrorC *err, MK_I32 code, const char *fmt, va_list ap)
+{
+    if (err == NULL)
+        err = &tls_error;
+    MkErrorReset(err);
+    err->code = code;
+    append_v(err, fmt, ap);
+    return MK_ERROR;
+}
+
+MkErrorE
+MkErrorSet(MkErrorC *err, MK_I32 code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    MkErrorSetV(err, code, fmt, ap);
+    va_end(ap);
+    return MK_ERROR;
+}
+
+void
+MkErrorStack(MkErrorC *err, const char *fmt, ...)
+{
+    va_list ap;
+    if (err == NULL)
+        err = &tls_error;
+    append(err, "\n  ");
+    va_start(ap, fmt);
+    append_v(err, fmt, ap);
+    va_end(ap);
+}
+
+void
+MkErrorReset(MkErrorC *err)
+{
+    if (err == NULL)
+        err = &tls_error;
+    err->code = 0;
+    err->len = 0;
+    if (err->text != NULL)
+        err->text[0] = '\0';
+}
+
+void
+MkErrorCopy(MkErrorC *dst, const MkErrorC *src)
+{
+    if (dst == NULL)
+        dst = &tls_error;
+    if (src == NULL)
+        src = &tls_error;
+    if (dst == src)
+        return;
+    MkErrorReset(dst);
+    dst->code = src->code;
+    append(dst, "%s", MkErrorGetText(src));
+}
+
+MK_BOL
+MkErrorIsSet(const MkErrorC *err)
+{
+    if (err == NULL)
+        err = &tls_error;
+    return err->code != 0;
+}
+
+const char *
+MkErrorGetText(const MkErrorC *err)
+{
+    if (err == NULL)
+        err = &tls_error;
+    return err->text != NULL ? err->text : "";
+}
+
+MK_I32
+MkErrorGetCode(const MkErrorC *err)
+{
+    if (err == NULL)
+        err = &tls_error;
+    return err->code;
+}

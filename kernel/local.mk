@@ -1,0 +1,32 @@
+# kernel/local.mk — libmkkernel and its tests.
+lib_LTLIBRARIES += kernel/libmkkernel.la
+include_HEADERS += kernel/mkkernel.h
+noinst_HEADERS += kernel/mk_internal.h
+kernel_libmkkernel_la_SOURCES = \
+	kernel/buffer.c \
+	kernel/convert.c \
+	kernel/stream.c \
+	kernel/stream_read.c \
+	kernel/stream_wire.c \
+	kernel/tls.c \
+	kernel/list.c \
+	kernel/error.c \
+	kernel/log.c
+kernel_libmkkernel_la_LIBADD = $(THREAD_LIBS) -lm
+kernel_libmkkernel_la_LDFLAGS = -version-info 0:0:0
+
+KERNEL_TEST_LIBS = kernel/libmkkernel.la tests/libmqtest.la
+KERNEL_TEST_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
+check_PROGRAMS += kernel/buffer_test kernel/stream_test kernel/stream_wire_test kernel/list_test
+TESTS += kernel/buffer_test kernel/stream_test kernel/stream_wire_test kernel/list_test
+kernel_buffer_test_LDADD = $(KERNEL_TEST_LIBS)
+kernel_buffer_test_CPPFLAGS = $(KERNEL_TEST_CPPFLAGS)
+# stream_sample.* are test helpers shared by the two stream tests.
+kernel_stream_test_SOURCES = kernel/stream_test.c kernel/stream_sample.c kernel/stream_sample.h
+kernel_stream_test_LDADD = $(KERNEL_TEST_LIBS)
+kernel_stream_test_CPPFLAGS = $(KERNEL_TEST_CPPFLAGS)
+kernel_stream_wire_test_SOURCES = kernel/stream_wire_test.c kernel/stream_sample.c kernel/stream_sample.h
+kernel_stream_wire_test_LDADD = $(KERNEL_TEST_LIBS)
+kernel_stream_wire_test_CPPFLAGS = $(KERNEL_TEST_CPPFLAGS)
+kernel_list_test_LDADD = $(KERNEL_TEST_LIBS)
+kernel_list_test_CPPFLAGS = $(KERNEL_TEST_CPPFLAGS)

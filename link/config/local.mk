@@ -1,0 +1,1 @@
+# link/config/local.mk — filled in by its own issue

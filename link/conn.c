@@ -1,0 +1,266 @@
+/* conn.c — one connection: its socket, read and write buffers, the table
+ * of contexts multiplexed over it, and the calls waiting for answers. */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "link_int.h"
+
+/* Past this the reader stops taking bytes it cannot yet dispatch. */
+#define RBUF_LIMIT(c) ((size_t)(c)->max_frame + 64u * 1024 * 1024)
+
+mqi_conn *
+mqi_conn_create(int fd, const mqi_config *cfg, int is_server)
+{
+    mqi_conn *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    c->fd = fd;
+    c->is_server = is_server;
+    c->err = MkErrorCreate();
+    c->flush_at = cfg->buffersize;
+    c->max_frame = cfg->max_frame;
+    c->timeout_ms = cfg->timeout_ms;
+    c->next_trans = 1;
+    c->child_hint = 1;
+    return c;
+}
+
+static void
+reap(pid_t pid)
+{
+    /* The server exits as soon as it sees the socket close; give it a moment
+     * before insisting, so no zombie and no orphan is left behind. */
+    struct timespec ts = {0, 100000};
+    for (int i = 0; i < 20000; i++) {
+        if (waitpid(pid, NULL, WNOHANG) != 0)
+            return;
+        nanosleep(&ts, NULL);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+}
+
+static void
+drop_pending(mqi_pending *p)
+{
+    if (p->cb.fn) {
+        if (p->cb.free)
+            p->cb.free(p->cb.data);
+        free(p);
+    }
+}
+
+void
+mqi_conn_free(mqi_conn *c)
+{
+    if (!c)
+        return;
+    if (c->fd >= 0)
+        close(c->fd);
+    if (c->pid > 0)
+        reap(c->pid);
+    mqi_pend_free(&c->pend, drop_pending);
+    for (int i = 0; i < MQI_MAX_NEST; i++)
+        if (c->rstack[i])
+            MkBufferStreamDelete(c->rstack[i]);
+    free(c->rbuf.p);
+    free(c->wbuf.p);
+    free(c->ctx);
+    MkErrorDelete(c->err);
+    free(c);
+}
+
+void
+mqi_conn_fail(mqi_conn *c, MK_I32 code, const char *fmt, ...)
+{
+    if (c->up || !MkErrorIsSet(c->err)) {
+        va_list ap;
+        va_start(ap, fmt);
+        MkErrorSetV(c->err, code, fmt, ap);
+        va_end(ap);
+    }
+    c->up = 0;
+}
+
+static int
+wait_fd(int fd, short events, MK_I64 timeout_ms)
+{
+    struct pollfd p = {.fd = fd, .events = events};
+    int n;
+    do
+        n = poll(&p, 1, timeout_ms < 0 ? -1 : (int)(timeout_ms > 0x7fffffff ? 0x7fffffff : timeout_ms));
+    while (n < 0 && errno == EINTR);
+    return n > 0 ? p.revents : n;
+}
+
+MkErrorE
+mqi_conn_fill(mqi_conn *c)
+{
+    mqi_bytes *b = &c->rbuf;
+    if (b->off == b->len) {
+        b->off = b->len = 0;
+    } else if (b->off > 0 && b->cap - b->len < 16384) {
+        memmove(b->p, b->p + b->off, b->len - b->off);
+        b->len -= b->off;
+        b->off = 0;
+    }
+    if (b->cap - b->len < 16384) {
+        if (b->len >= RBUF_LIMIT(c))
+            return MK_CONTINUE;
+        unsigned char *p = mki_grow(b->p, &b->cap, b->len + 65536, 1);
+        if (!p) {
+            mqi_conn_fail(c, MK_ERR_MEMORY, "out of memory for the read buffer");
+            return MK_ERROR;
+        }
+        b->p = p;
+    }
+    ssize_t n = recv(c->fd, b->p + b->len, b->cap - b->len, MSG_DONTWAIT);
+    if (n > 0) {
+        b->len += (size_t)n;
+        return MK_OK;
+    }
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+        return MK_CONTINUE;
+    if (n == 0)
+        mqi_conn_fail(c, MQ_ERR_LINK, "peer closed the connection");
+    else
+        mqi_conn_fail(c, MQ_ERR_LINK, "read failed: %s", strerror(errno));
+    return MK_ERROR;
+}
+
+MkErrorE
+mqi_conn_flush(mqi_conn *c)
+{
+    mqi_bytes *b = &c->wbuf;
+    MK_I64 deadline = c->timeout_ms < 0 ? -1 : mqi_now_ms() + c->timeout_ms;
+    while (b->off < b->len) {
+        ssize_t n = send(c->fd, b->p + b->off, b->len - b->off, MSG_DONTWAIT | MSG_NOSIGNAL);
+        if (n > 0) {
+            b->off += (size_t)n;
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+            mqi_conn_fail(c, MQ_ERR_LINK, "write failed: %s", strerror(errno));
+            return MK_ERROR;
+        }
+        MK_I64 left = deadline < 0 ? -1 : deadline - mqi_now_ms();
+        if (deadline >= 0 && left <= 0) {
+            mqi_conn_fail(c, MQ_ERR_TIMEOUT, "peer did not read for %lld ms",
+                          (long long)c->timeout_ms);
+            return MK_ERROR;
+        }
+        /* While the peer's buffer is full, take in what it sends us: it may
+         * be blocked writing to us. */
+        int ev = wait_fd(c->fd, POLLOUT | POLLIN, left);
+        if (ev > 0 && (ev & POLLIN) && mqi_conn_fill(c) == MK_ERROR)
+            return MK_ERROR;
+        if (ev > 0 && (ev & (POLLERR | POLLNVAL)) && !(ev & POLLOUT)) {
+            mqi_conn_fail(c, MQ_ERR_LINK, "connection broken while writing");
+            return MK_ERROR;
+        }
+    }
+    b->off = b->len = 0;
+    return MK_OK;
+}
+
+static MkErrorE
+write_all(mqi_conn *c, const void *p, size_t n)
+{
+    unsigned char *w = mki_grow(c->wbuf.p, &c->wbuf.cap, c->wbuf.len + n, 1);
+    if (!w) {
+        mqi_conn_fail(c, MK_ERR_MEMORY, "out of memory for the write buffer");
+        return MK_ERROR;
+    }
+    c->wbuf.p = w;
+    memcpy(w + c->wbuf.len, p, n);
+    c->wbuf.len += n;
+    return MK_OK;
+}
+
+MkErrorE
+mqi_conn_send_preamble(mqi_conn *c)
+{
+    unsigned char pre[MQI_PREAMBLE_SIZE];
+    mqi_preamble_encode(pre, c->is_server);
+    if (write_all(c, pre, sizeof pre) != MK_OK)
+        return MK_ERROR;
+    return mqi_conn_flush(c);
+}
+
+MkErrorE
+mqi_conn_recv_preamble(mqi_conn *c, MK_I64 timeout_ms)
+{
+    MK_I64 deadline = timeout_ms < 0 ? -1 : mqi_now_ms() + timeout_ms;
+    while (c->rbuf.len - c->rbuf.off < MQI_PREAMBLE_SIZE) {
+        MK_I64 left = deadline < 0 ? -1 : deadline - mqi_now_ms();
+        if (deadline >= 0 && left <= 0) {
+            mqi_conn_fail(c, MQ_ERR_TIMEOUT, "no handshake from the peer within %lld ms",
+                          (long long)timeout_ms);
+            return MK_ERROR;
+        }
+        if (wait_fd(c->fd, POLLIN, left) > 0 && mqi_conn_fill(c) == MK_ERROR)
+            return MK_ERROR;
+    }
+    MkErrorE rc = mqi_preamble_decode(c->rbuf.p + c->rbuf.off, &c->swap, c->err);
+    c->rbuf.off += MQI_PREAMBLE_SIZE;
+    return rc;
+}
+
+MkErrorE
+mqi_conn_write_frame(mqi_conn *c, mqi_hdr *h, const MkBufferStreamC *body)
+{
+    unsigned char hdr[MQI_HDR_SIZE];
+    h->items = body ? (uint32_t)body->count : 0;
+    h->len = body ? (uint32_t)body->len : 0;
+    mqi_hdr_encode(hdr, h);
+    if (write_all(c, hdr, sizeof hdr) != MK_OK ||
+        (h->len && write_all(c, body->data, h->len) != MK_OK))
+        return MK_ERROR;
+    return c->wbuf.len >= c->flush_at ? mqi_conn_flush(c) : MK_OK;
+}
+
+MkErrorE
+mqi_conn_attach(mqi_conn *c, MqContextC *ctx, uint32_t id)
+{
+    if (id == 0 && ctx->parent) {
+        /* a client child: take the next free id */
+        for (id = c->child_hint; id < c->nctx && c->ctx[id]; id++)
+            ;
+    }
+    if (id >= c->nctx) {
+        size_t cap = c->nctx;
+        MqContextC **t = mki_grow(c->ctx, &cap, (size_t)id + 1, sizeof *t);
+        if (!t || cap > UINT32_MAX)
+            return MkErrorSet(ctx->err, MK_ERR_MEMORY, "too many child contexts");
+        memset(t + c->nctx, 0, (cap - c->nctx) * sizeof *t);
+        c->ctx = t;
+        c->nctx = (uint32_t)cap;
+    }
+    if (c->ctx[id])
+        return MkErrorSet(ctx->err, MQ_ERR_PROTOCOL, "child id %u is already in use", id);
+    c->ctx[id] = ctx;
+    ctx->child_id = id;
+    ctx->conn = c;
+    if (id > 0)
+        c->child_hint = id + 1;
+    return MK_OK;
+}
+
+void
+mqi_conn_detach(mqi_conn *c, MqContextC *ctx)
+{
+    if (ctx->child_id < c->nctx && c->ctx[ctx->child_id] == ctx)
+        c->ctx[ctx->child_id] = NULL;
+    if (ctx->child_id > 0 && ctx->child_id < c->child_hint)
+        c->child_hint = ctx->child_id;
+    ctx->conn = NULL;
+}

@@ -1,0 +1,225 @@
+/* event.c — the event loop: take complete frames out of the read buffer and
+ * hand each to its context (a call to a service, an answer to a waiter or a
+ * callback), flush before blocking, block in poll until input or deadline.
+ * The loop is re-entrant: a service may wait for a call of its own, and
+ * the frames that arrive meanwhile are served from the nested loop. */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "link_int.h"
+
+/* The stream a call's body is received into at the current nesting depth. */
+static MkBufferStreamC *
+depth_stream(mqi_conn *c)
+{
+    if (c->depth >= MQI_MAX_NEST)
+        return NULL;
+    if (!c->rstack[c->depth])
+        c->rstack[c->depth] = MkBufferStreamCreate();
+    return c->rstack[c->depth];
+}
+
+static MqContextC *
+target_of(mqi_conn *c, const mqi_hdr *h)
+{
+    return h->child < c->nctx ? c->ctx[h->child] : NULL;
+}
+
+/* An answer: fill the waiter's stream or run the callback. */
+static void
+dispatch_answer(mqi_conn *c, const mqi_hdr *h, MkBufferStreamC *body)
+{
+    MqContextC *ctx = target_of(c, h);
+    if (h->trans == 0) {
+        /* error of a one-way call: for the sender's next loop turn */
+        if (ctx && h->kind == MQI_ERROR) {
+            if (!ctx->async_err)
+                ctx->async_err = MkErrorCreate();
+            MK_I32 code = MQ_ERR_SERVICE;
+            const char *text = "";
+            MkBufferStreamReadI32(body, &code);
+            MkBufferStreamReadSTR(body, &text);
+            MkErrorSet(ctx->async_err, code, "%s", text);
+        }
+        return;
+    }
+    mqi_pending *p = mqi_pend_take(&c->pend, h->trans);
+    if (!p)
+        return; /* the caller gave up (timeout): a late answer is dropped */
+    p->done = 1;
+    p->failed = h->kind == MQI_ERROR;
+    MqContextC *to = p->ctx;
+    if (p->failed) {
+        MK_I32 code = MQ_ERR_SERVICE;
+        const char *text = "";
+        MkBufferStreamReadI32(body, &code);
+        MkBufferStreamReadSTR(body, &text);
+        MkErrorSet(to->err, code, "%s", text);
+        MkBufferStreamReset(body);
+    }
+    if (!p->cb.fn) {
+        if (!p->failed) {
+            MkBufferStreamC tmp = to->ret; /* swap: no copy of the answer */
+            to->ret = *body;
+            *body = tmp;
+            to->ret.err = to->err;
+        }
+        return;
+    }
+    MkBufferStreamC *saved = to->rd;
+    to->rd = body;
+    body->err = to->err;
+    c->depth++;
+    p->cb.fn(to, p->cb.data);
+    c->depth--;
+    to->rd = saved;
+    if (p->cb.free)
+        p->cb.free(p->cb.data);
+    free(p);
+}
+
+static void
+dispatch(mqi_conn *c, const mqi_hdr *h, MkBufferStreamC *body)
+{
+    if (h->kind == MQI_RETURN || h->kind == MQI_ERROR) {
+        dispatch_answer(c, h, body);
+        return;
+    }
+    if (h->flags & MQI_F_INTERNAL) {
+        mqi_serve_internal(c, h, body);
+        return;
+    }
+    MqContextC *ctx = target_of(c, h);
+    if (!ctx) {
+        if (c->ctx && c->ctx[0]) {
+            char text[64];
+            snprintf(text, sizeof text, "no child context %u", h->child);
+            mqi_send_error(c->ctx[0], h->kind == MQI_ONEWAY ? 0 : h->trans, MQ_ERR_LINK, text);
+        }
+        return;
+    }
+    c->depth++;
+    mqi_serve_call(ctx, h, body);
+    c->depth--;
+}
+
+/* Take the next complete frame out of the read buffer and dispatch it:
+ * MK_OK when one was handled, MK_CONTINUE when none is complete yet. */
+static MkErrorE
+next_frame(mqi_conn *c)
+{
+    mqi_bytes *b = &c->rbuf;
+    mqi_hdr h;
+    MK_I32 count = 0;
+    if (b->len - b->off < MQI_HDR_SIZE)
+        return MK_CONTINUE;
+    if (mqi_hdr_decode(b->p + b->off, c->swap, c->max_frame, &h, c->err) != MK_OK)
+        goto malformed;
+    if (b->len - b->off < MQI_HDR_SIZE + (size_t)h.len)
+        return MK_CONTINUE;
+    const unsigned char *data = b->p + b->off + MQI_HDR_SIZE;
+    if (mki_stream_validate(data, h.len, c->swap, MK_STREAM_MAX_DEPTH, &count, c->err) != MK_OK)
+        goto malformed;
+    if ((uint32_t)count != h.items) {
+        MkErrorSet(c->err, MQ_ERR_PROTOCOL, "frame says %u items, body has %d", h.items, count);
+        goto malformed;
+    }
+    MkBufferStreamC *body = depth_stream(c);
+    if (!body) {
+        mqi_conn_fail(c, MQ_ERR_PROTOCOL, "calls nested deeper than %d", MQI_MAX_NEST);
+        return MK_ERROR;
+    }
+    if (mki_stream_load(body, data, h.len, c->swap) != MK_OK) {
+        mqi_conn_fail(c, MK_ERR_MEMORY, "out of memory receiving %u bytes", h.len);
+        return MK_ERROR;
+    }
+    b->off += MQI_HDR_SIZE + h.len;
+    dispatch(c, &h, body);
+    return MK_OK;
+malformed:
+    MkErrorStack(c->err, "malformed frame from the peer, link closed");
+    c->up = 0;
+    return MK_ERROR;
+}
+
+static int
+wait_input(mqi_conn *c, MK_I64 deadline)
+{
+    MK_I64 left = deadline < 0 ? -1 : deadline - mqi_now_ms();
+    if (deadline >= 0 && left < 0)
+        left = 0; /* past the deadline: only look whether input is there */
+    struct pollfd p = {.fd = c->fd, .events = POLLIN};
+    int n = poll(&p, 1, left < 0 ? -1 : (int)(left > 0x7fffffff ? 0x7fffffff : left));
+    return n < 0 && errno == EINTR ? 1 : n;
+}
+
+MkErrorE
+mqi_loop(MqContextC *ctx, mqi_pending *waiter, MK_I64 deadline, int once)
+{
+    mqi_conn *c = ctx->conn;
+    for (;;) {
+        MkErrorE rc = MK_CONTINUE;
+        int handled = 0;
+        while (c->up && (rc = next_frame(c)) == MK_OK) {
+            handled = 1;
+            if (waiter && waiter->done)
+                return MK_OK;
+        }
+        if (waiter && waiter->done)
+            return MK_OK;
+        if (!c->up || rc == MK_ERROR) {
+            mqi_log(ctx, MK_LOG_WARN, "%s", MkErrorGetText(c->err));
+            return MK_ERROR;
+        }
+        if (once && handled)
+            return MK_OK;
+        if (mqi_conn_flush(c) != MK_OK)
+            return MK_ERROR;
+        int n = wait_input(c, deadline);
+        if (n == 0)
+            return MK_CONTINUE;
+        if (n > 0 && mqi_conn_fill(c) == MK_ERROR)
+            return MK_ERROR;
+    }
+}
+
+static MkErrorE
+take_async_error(MqContextC *ctx)
+{
+    if (!ctx->async_err || !MkErrorIsSet(ctx->async_err))
+        return MK_OK;
+    MkErrorCopy(ctx->err, ctx->async_err);
+    MkErrorReset(ctx->async_err);
+    return MK_ERROR;
+}
+
+MkErrorE
+MqProcessEvent(MqContextC *ctx, MqWaitE wait, MK_I64 timeout_ms)
+{
+    if (take_async_error(ctx) != MK_OK)
+        return MK_ERROR;
+    if (mqi_check_linked(ctx, "ProcessEvent") != MK_OK)
+        return MK_ERROR;
+    mqi_conn *c = ctx->conn;
+    MK_I64 deadline = wait == MQ_WAIT_NO ? 0
+                      : wait == MQ_WAIT_FOREVER ? -1 : mqi_deadline(ctx, timeout_ms);
+    MkErrorE rc = mqi_loop(ctx, NULL, deadline, wait != MQ_WAIT_FOREVER);
+    if (rc == MK_ERROR) {
+        /* a server whose client went away has simply finished */
+        if (c->is_server && !c->up && MkErrorGetCode(c->err) == MQ_ERR_LINK)
+            return MK_OK;
+        return mqi_link_error(ctx, "ProcessEvent");
+    }
+    if (take_async_error(ctx) != MK_OK)
+        return MK_ERROR;
+    if (wait == MQ_WAIT_NO) {
+        /* handled what was there: send the answers now, never block */
+        if (mqi_conn_flush(c) != MK_OK)
+            return mqi_link_error(ctx, "ProcessEvent");
+        return MK_OK;
+    }
+    return rc;
+}

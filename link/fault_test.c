@@ -1,0 +1,305 @@
+/* fault_test.c — hostile input: malformed frames from a raw socket get that
+ * one link closed with a logged reason; the server keeps serving proper
+ * clients, and its memory stays bounded. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <signal.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "linktest.h"
+
+static char sock[256];
+static char logfile[256];
+static pid_t server;
+
+/* A threaded server, so every connection lives in the one process whose
+ * memory we watch; its stderr goes to logfile. */
+static int
+start_server(void)
+{
+    char cmd[2048];
+    snprintf(sock, sizeof sock, "%s", mqt_temp_path("fault"));
+    snprintf(logfile, sizeof logfile, "%s", mqt_temp_path("fault-log"));
+    snprintf(cmd, sizeof cmd, "exec %s --uds --file %s --thread 2>%s",
+             mqt_build_path("link/testserver"), sock, logfile);
+    const char *argv[] = {"/bin/sh", "-c", cmd, NULL};
+    server = mqt_launch(argv, 120);
+    if (mqt_wait_for_file(sock, 5000) != 0) {
+        mqt_fail(__FILE__, __LINE__, "server did not come up");
+        return -1;
+    }
+    return 0;
+}
+
+/* Connect and do the handshake by hand. */
+static int
+raw_connect(void)
+{
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    unsigned char pre[16] = {'M', 'Q', 'L', 'K', 1, 'L'};
+    unsigned char answer[16];
+    strcpy(a.sun_path, sock);
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0 || write(fd, pre, 16) != 16 ||
+        recv(fd, answer, 16, MSG_WAITALL) != 16 || memcmp(answer, "MQLK", 4)) {
+        mqt_fail(__FILE__, __LINE__, "raw handshake failed");
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+static void
+header(unsigned char *h, unsigned char kind, const char *token, uint32_t items, uint32_t len)
+{
+    uint32_t zero = 0;
+    uint64_t trans = 1;
+    h[0] = 'M'; h[1] = 'Q'; h[2] = 1; h[3] = kind;
+    memcpy(h + 4, token, 4);
+    memcpy(h + 8, &zero, 4);
+    memcpy(h + 12, &zero, 4);
+    memcpy(h + 16, &trans, 8);
+    memcpy(h + 24, &items, 4);
+    memcpy(h + 28, &len, 4);
+}
+
+/* Send bytes; the server must close the link within 3 s. */
+static int
+closed_after(const void *bytes, size_t n, int half_close)
+{
+    int fd = raw_connect();
+    if (fd < 0)
+        return 0;
+    if (write(fd, bytes, n) != (ssize_t)n)
+        return 0;
+    if (half_close)
+        shutdown(fd, SHUT_WR);
+    char buf[256];
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    int closed = 0;
+    while (poll(&p, 1, 3000) > 0) {
+        ssize_t r = read(fd, buf, sizeof buf);
+        if (r <= 0) {
+            closed = 1;
+            break;
+        }
+    }
+    close(fd);
+    return closed;
+}
+
+static void
+check_serves(void)
+{
+    const char *args[] = {"client", "--uds", "--file", sock};
+    MqContextC *c = MqContextCreate();
+    MK_I32 v = 0;
+    MQT_OK(MqLinkCreate(c, 4, args), MqErrorGetText(c));
+    MqSendSTART(c);
+    MqSendI32(c, 99);
+    MQT_OK(MqSendEND_AND_WAIT(c, "ECHO", 5000), MqErrorGetText(c));
+    MqReadI32(c, &v);
+    MQT_CHECK(v == 99);
+    MqContextDelete(c);
+}
+
+static long
+rss_kb(pid_t pid)
+{
+    char path[64], line[256];
+    long kb = -1;
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "r");
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "VmRSS: %ld", &kb) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return kb;
+}
+
+static int
+log_mentions(const char *what)
+{
+    char buf[65536];
+    FILE *f = fopen(logfile, "r");
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f)
+        fclose(f);
+    buf[n] = 0;
+    return strstr(buf, what) != NULL;
+}
+
+/* On failure, show what the server said. */
+static void
+dump_log_on_failure(void)
+{
+    char line[512];
+    FILE *f = mqt_failures() ? fopen(logfile, "r") : NULL;
+    while (f && fgets(line, sizeof line, f))
+        printf("# server: %s", line);
+    if (f)
+        fclose(f);
+}
+
+static void
+each_malformed_frame(void)
+{
+    unsigned char f[4096];
+    if (start_server() != 0)
+        return;
+    /* truncated: the header promises 100 bytes, 10 arrive, then EOF */
+    header(f, 1, "ECHO", 1, 100);
+    memset(f + 32, 3, 10);
+    MQT_CHECK(closed_after(f, 42, 1));
+    /* oversize length: refused at the header, nothing allocated */
+    header(f, 1, "ECHO", 1, 0xFFFFFFF0u);
+    MQT_CHECK(closed_after(f, 32, 0));
+    MQT_CHECK(log_mentions("exceeds the maximum"));
+    /* bad type byte in the body */
+    header(f, 1, "ECHO", 1, 5);
+    f[32] = 99;
+    MQT_CHECK(closed_after(f, 37, 0));
+    MQT_CHECK(log_mentions("type"));
+    /* bad magic */
+    header(f, 1, "ECHO", 0, 0);
+    f[0] = 'X';
+    MQT_CHECK(closed_after(f, 32, 0));
+    MQT_CHECK(log_mentions("magic"));
+    /* a string length pointing past the body */
+    header(f, 1, "ECHO", 1, 9);
+    f[32] = MK_TYPE_STR;
+    uint32_t big = 1000;
+    memcpy(f + 33, &big, 4);
+    MQT_CHECK(closed_after(f, 41, 0));
+    /* item count that does not match the body */
+    header(f, 1, "ECHO", 7, 5);
+    f[32] = MK_TYPE_I32;
+    MQT_CHECK(closed_after(f, 37, 0));
+    /* lists nested deeper than allowed */
+    header(f, 1, "ECHO", 100, 200);
+    memset(f + 32, MK_TYPE_LST, 100);
+    memset(f + 132, MK_TYPE_LST_END, 100);
+    MQT_CHECK(closed_after(f, 232, 0));
+    MQT_CHECK(log_mentions("malformed frame"));
+    /* unknown frame kind and a token that is not text */
+    header(f, 77, "ECHO", 0, 0);
+    MQT_CHECK(closed_after(f, 32, 0));
+    header(f, 1, "\x01\x02\x03\x04", 0, 0);
+    MQT_CHECK(closed_after(f, 32, 0));
+    check_serves();
+    dump_log_on_failure();
+}
+
+static void
+garbage_and_memory(void)
+{
+    unsigned char f[512];
+    unsigned seed = 12345;
+    if (start_server() != 0)
+        return;
+    check_serves();
+    long before = rss_kb(server);
+    for (int i = 0; i < 200; i++) {
+        size_t n = 32 + (size_t)(rand_r(&seed) % 400);
+        for (size_t k = 0; k < n; k++)
+            f[k] = (unsigned char)rand_r(&seed);
+        if (i % 2) /* a valid header in front of a garbage body */
+            header(f, 1, "ECHO", (uint32_t)rand_r(&seed) % 5, (uint32_t)(n - 32));
+        MQT_CHECK(closed_after(f, n, 1));
+    }
+    long after = rss_kb(server);
+    MQT_CHECK_MSG(before > 0 && after - before < 16 * 1024, "RSS %ld kB -> %ld kB", before, after);
+    check_serves();
+    dump_log_on_failure();
+}
+
+/* Not an mqlink peer at all: a bad preamble is refused at once. */
+static void
+bad_preamble(void)
+{
+    if (start_server() != 0)
+        return;
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    strcpy(a.sun_path, sock);
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    MQT_CHECK(connect(fd, (struct sockaddr *)&a, sizeof a) == 0);
+    MQT_CHECK(write(fd, "GET / HTTP/1.0\r\n\r\n", 18) == 18);
+    char buf[64];
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    MQT_CHECK(poll(&p, 1, 3000) == 1 && read(fd, buf, sizeof buf) <= 0);
+    close(fd);
+    check_serves();
+}
+
+/* Bad options are errors that name the option. */
+static void
+bad_options(void)
+{
+    struct { int argc; const char *argv[6]; const char *named; } t[] = {
+        {2, {"c", "--bogus"}, "--bogus"},
+        {3, {"c", "--timeout", "soon"}, "--timeout"},
+        {2, {"c", "--port"}, "--port"},
+        {2, {"c", "--uds"}, "--uds"},
+        {4, {"c", "--tcp", "--port", "99999"}, "--port"},
+        {2, {"c", "stray"}, "stray"},
+        {1, {"c"}, "transport"},
+        {2, {"c", "@"}, "@"},
+        {3, {"c", "@", "/nonexistent/server"}, "/nonexistent/server"},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
+        MqContextC *c = MqContextCreate();
+        MQT_CHECK(MqLinkCreate(c, t[i].argc, t[i].argv) == MK_ERROR);
+        MQT_CHECK_MSG(strstr(MqErrorGetText(c), t[i].named), "case %zu: '%s'", i, MqErrorGetText(c));
+        MqContextDelete(c);
+    }
+    MqContextC *c = MqContextCreate();
+    MQT_CHECK(MqServiceCreate(c, "TOOLONG", NULL, NULL, NULL) == MK_ERROR);
+    MQT_CHECK(MqSendEND(c, "ECHO", -1) == MK_ERROR && strstr(MqErrorGetText(c), "not linked"));
+    MqContextDelete(c);
+}
+
+/* A server killed (SIGKILL) while the client waits: error, not a hang. */
+static void
+server_killed(void)
+{
+    if (start_server() != 0)
+        return;
+    const char *args[] = {"client", "--uds", "--file", sock};
+    MqContextC *c = MqContextCreate();
+    MQT_OK(MqLinkCreate(c, 4, args), MqErrorGetText(c));
+    pid_t killer = fork();
+    if (killer == 0) {
+        usleep(300000);
+        kill(server, SIGKILL);
+        _exit(0);
+    }
+    MqSendSTART(c);
+    MqSendI32(c, 20000);
+    MQT_CHECK(MqSendEND_AND_WAIT(c, "SLEP", 10000) == MK_ERROR);
+    MQT_CHECK_MSG(MqErrorGetCode(c) == MQ_ERR_LINK, "%s", MqErrorGetText(c));
+    waitpid(killer, NULL, 0);
+    MqContextDelete(c);
+}
+
+static const mqt_case cases[] = {
+    {"malformed frames close the link", each_malformed_frame},
+    {"random garbage, bounded memory", garbage_and_memory},
+    {"not an mqlink peer", bad_preamble},
+    {"bad options name the option", bad_options},
+    {"server killed during a wait", server_killed},
+    {NULL, NULL},
+};
+
+int
+main(int argc, char **argv)
+{
+    return mqt_main(argc, argv, cases);
+}

@@ -1,0 +1,244 @@
+/* link.c — opening and closing links: the client's connect and handshake,
+ * the server end of a socket, child contexts, and server instances. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "link_int.h"
+#include "transport/transport.h"
+
+static MkErrorE
+already_linked(MqContextC *ctx, const char *what)
+{
+    return MkErrorSet(ctx->err, MQ_ERR_LINK, "%s: context '%s' is already linked", what,
+                      MqConfigGetName(ctx));
+}
+
+static MkErrorE
+client_connect(MqContextC *ctx)
+{
+    const mqi_transport *tp = mqi_transport_get(ctx->cfg.tp);
+    int fd = -1;
+    pid_t pid = 0;
+    if (tp->connect(ctx, &fd, &pid) != MK_OK)
+        return MK_ERROR;
+    mqi_conn *c = mqi_conn_create(fd, &ctx->cfg, 0);
+    if (!c) {
+        close(fd);
+        return MkErrorSet(ctx->err, MK_ERR_MEMORY, "LinkCreate: out of memory");
+    }
+    c->pid = pid;
+    if (mqi_conn_attach(c, ctx, 0) != MK_OK) {
+        mqi_conn_free(c);
+        return MK_ERROR;
+    }
+    if (mqi_conn_send_preamble(c) != MK_OK ||
+        mqi_conn_recv_preamble(c, ctx->cfg.timeout_ms) != MK_OK) {
+        MkErrorSet(ctx->err, MkErrorGetCode(c->err), "LinkCreate: handshake with the server failed: %s",
+                   MkErrorGetText(c->err));
+        ctx->conn = NULL;
+        mqi_conn_free(c);
+        return MK_ERROR;
+    }
+    c->up = 1;
+    return MK_OK;
+}
+
+MkErrorE
+mqi_server_attach(MqContextC *ctx, int fd)
+{
+    mqi_conn *c = mqi_conn_create(fd, &ctx->cfg, 1);
+    if (!c) {
+        close(fd);
+        return MkErrorSet(ctx->err, MK_ERR_MEMORY, "LinkCreate: out of memory");
+    }
+    if (mqi_conn_attach(c, ctx, 0) != MK_OK)
+        goto error;
+    if (mqi_conn_recv_preamble(c, ctx->cfg.timeout_ms) != MK_OK) {
+        MkErrorSet(ctx->err, MkErrorGetCode(c->err), "LinkCreate: handshake with the client failed: %s",
+                   MkErrorGetText(c->err));
+        goto error;
+    }
+    c->up = 1;
+    /* The setup runs before we answer the handshake, so a client whose
+     * LinkCreate returned finds every service in place. */
+    if (ctx->setup.fn && ctx->setup.fn(ctx, ctx->setup.data) != MK_OK) {
+        MkErrorStack(ctx->err, "in the server setup of '%s'", MqConfigGetName(ctx));
+        goto error;
+    }
+    if (mqi_conn_send_preamble(c) != MK_OK) {
+        mqi_link_error(ctx, "LinkCreate");
+        goto error;
+    }
+    return MK_OK;
+error:
+    ctx->conn = NULL;
+    mqi_conn_free(c);
+    return MK_ERROR;
+}
+
+MkErrorE
+MqLinkCreate(MqContextC *ctx, int argc, const char **argv)
+{
+    if (ctx->conn)
+        return already_linked(ctx, "LinkCreate");
+    MkErrorReset(ctx->err);
+    if (mqi_options_parse(ctx, argc, argv) != MK_OK)
+        return MK_ERROR;
+    if (!ctx->cfg.name && argc > 0 && argv[0])
+        MqConfigSetName(ctx, strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0]);
+    if (ctx->cfg.socket_fd >= 0)
+        return mqi_server_attach(ctx, ctx->cfg.socket_fd);
+    if (!ctx->is_server)
+        return client_connect(ctx);
+    if (ctx->cfg.tp == MQI_TP_PIPE)
+        return MkErrorSet(ctx->err, MQ_ERR_OPTION,
+                          "LinkCreate: a server cannot be started with '@'; it is the server");
+    return mqi_listen_serve(ctx);
+}
+
+/* A link-internal call that waits for its answer (child create). */
+static MkErrorE
+internal_wait(MqContextC *ctx, const char *token)
+{
+    mqi_conn *c = ctx->conn;
+    mqi_pending w = {.trans = c->next_trans++, .ctx = ctx};
+    mqi_hdr h = {.kind = MQI_CALL_WAIT, .child = ctx->child_id, .flags = MQI_F_INTERNAL,
+                 .trans = w.trans};
+    memcpy(h.token, token, 5);
+    if (mqi_pend_add(&c->pend, &w) != MK_OK)
+        return MkErrorSet(ctx->err, MK_ERR_MEMORY, "out of memory");
+    if (mqi_conn_write_frame(c, &h, NULL) != MK_OK ||
+        mqi_loop(ctx, &w, mqi_deadline(ctx, MQ_TIMEOUT_DEFAULT), 0) != MK_OK || !w.done) {
+        mqi_pend_take(&c->pend, w.trans);
+        return c->up ? MkErrorSet(ctx->err, MQ_ERR_TIMEOUT, "no answer to '%s'", token)
+                     : mqi_link_error(ctx, "LinkCreateChild");
+    }
+    return w.failed ? MK_ERROR : MK_OK;
+}
+
+MkErrorE
+MqLinkCreateChild(MqContextC *child, MqContextC *parent)
+{
+    if (child->conn)
+        return already_linked(child, "LinkCreateChild");
+    if (parent->parent)
+        parent = parent->parent;
+    if (mqi_check_linked(parent, "LinkCreateChild") != MK_OK) {
+        MkErrorCopy(child->err, parent->err);
+        return MK_ERROR;
+    }
+    child->cfg.timeout_ms = parent->cfg.timeout_ms;
+    child->cfg.debug = parent->cfg.debug;
+    child->cfg.silent = parent->cfg.silent;
+    if (!child->cfg.name && parent->cfg.name)
+        MqConfigSetName(child, parent->cfg.name);
+    child->parent = parent;
+    if (mqi_conn_attach(parent->conn, child, 0) != MK_OK)
+        goto error;
+    if (internal_wait(child, "_CHC") != MK_OK) {
+        mqi_conn_detach(parent->conn, child);
+        goto error;
+    }
+    return MK_OK;
+error:
+    child->parent = NULL;
+    return MK_ERROR;
+}
+
+static void
+close_children(mqi_conn *c)
+{
+    for (uint32_t id = 1; id < c->nctx; id++) {
+        MqContextC *k = c->ctx[id];
+        if (!k)
+            continue;
+        if (k->lib_owned) {
+            MqContextDelete(k);
+        } else {
+            mqi_conn_detach(c, k);
+            k->parent = NULL;
+        }
+    }
+}
+
+MkErrorE
+MqLinkDelete(MqContextC *ctx)
+{
+    mqi_conn *c = ctx->conn;
+    if (!c)
+        return MK_OK;
+    if (ctx->parent) {
+        if (c->up && !c->is_server) {
+            mqi_hdr h = {.kind = MQI_ONEWAY, .child = ctx->child_id, .flags = MQI_F_INTERNAL};
+            memcpy(h.token, "_CHD", 5);
+            mqi_conn_write_frame(c, &h, NULL);
+        }
+        mqi_conn_detach(c, ctx);
+        ctx->parent = NULL;
+        return MK_OK;
+    }
+    close_children(c);
+    if (c->up)
+        mqi_conn_flush(c);
+    mqi_conn_detach(c, ctx);
+    mqi_conn_free(c);
+    ctx->rd = NULL;
+    return MK_OK;
+}
+
+MK_BOL
+MqLinkIsConnected(MqContextC *ctx)
+{
+    return ctx->conn && ctx->conn->up;
+}
+
+MqContextC *
+MqLinkGetParent(MqContextC *ctx)
+{
+    return ctx->parent ? ctx->parent : ctx;
+}
+
+MqContextC *
+mqi_instance_create(MqContextC *tmpl)
+{
+    MqContextC *inst = tmpl->factory.fn ? tmpl->factory.fn(tmpl, tmpl->factory.data)
+                                        : MqContextCreate();
+    if (!inst) {
+        if (!MkErrorIsSet(tmpl->err))
+            MkErrorSet(tmpl->err, MQ_ERR_LINK, "the factory of '%s' created no instance",
+                       MqConfigGetName(tmpl));
+        return NULL;
+    }
+    mqi_config_copy(&inst->cfg, &tmpl->cfg);
+    if (!inst->setup.fn) {
+        inst->setup = tmpl->setup;
+        inst->setup_owned = 0;
+    }
+    if (!inst->factory.fn) {
+        inst->factory.fn = tmpl->factory.fn;
+        inst->factory.data = tmpl->factory.data;
+        inst->factory.owned = 0;
+    }
+    inst->is_server = 1;
+    inst->lib_owned = 1;
+    return inst;
+}
+
+void
+mqi_instance_serve(MqContextC *tmpl, int fd)
+{
+    MqContextC *inst = mqi_instance_create(tmpl);
+    if (!inst) {
+        mqi_log(tmpl, MK_LOG_ERROR, "%s", MqErrorGetText(tmpl));
+        close(fd);
+        return;
+    }
+    if (mqi_server_attach(inst, fd) != MK_OK)
+        /* a peer that connects and leaves without a word is a probe */
+        mqi_log(inst, MqErrorGetCode(inst) == MQ_ERR_LINK ? MK_LOG_INFO : MK_LOG_WARN, "%s",
+                MqErrorGetText(inst));
+    else if (MqProcessEvent(inst, MQ_WAIT_FOREVER, MQ_TIMEOUT_DEFAULT) != MK_OK)
+        mqi_log(inst, MK_LOG_WARN, "%s", MqErrorGetText(inst));
+    MqContextDelete(inst);
+}

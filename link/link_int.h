@@ -1,0 +1,257 @@
+/* link_int.h — link internals: contexts, connections, frames, the event loop.
+ * Internal names use the mqi_ prefix; nothing here is installed.
+ *
+ * Who owns what:
+ *  - A connection (mqi_conn) belongs to its parent context and dies with the
+ *    parent's link; children borrow it.
+ *  - Server instances made by the factory (each accepted connection, each
+ *    child a client opens) belong to the library (lib_owned) and are deleted
+ *    by it when their link ends.  Contexts made by MqContextCreate belong to
+ *    the application.
+ */
+#ifndef MQ_LINK_INT_H
+#define MQ_LINK_INT_H
+
+#include <sys/types.h>
+
+#include "config.h"
+#include "mk_internal.h"
+#include "mqlink.h"
+
+/* ------------------------------------------------------------ wire format */
+
+#define MQI_MAGIC0 'M'
+#define MQI_MAGIC1 'Q'
+#define MQI_VERSION 1
+#define MQI_HDR_SIZE 32
+#define MQI_PREAMBLE_SIZE 16
+#define MQI_DEFAULT_MAX_FRAME (64u * 1024 * 1024)
+#define MQI_DEFAULT_BUFFERSIZE (64u * 1024)
+#define MQI_MAX_NEST 64   /* calls served inside calls on one connection */
+
+/* Frame kinds. */
+enum mqi_kind {
+    MQI_CALL_WAIT = 1, /* call, the caller waits for the answer */
+    MQI_CALL_CB = 2,   /* call, the answer goes to a callback */
+    MQI_ONEWAY = 3,    /* call without answer */
+    MQI_RETURN = 4,    /* answer */
+    MQI_ERROR = 5,     /* error answer (trans 0: error of a one-way call) */
+    MQI_KIND_MAX = 5
+};
+
+/* Header flags. */
+#define MQI_F_INTERNAL 0x1u /* link-internal call (child create/delete) */
+#define MQI_F_PERSIST 0x2u  /* persistent transaction id (reserved) */
+
+/* Frame header, 32 bytes in the sender's byte order:
+ *   0 magic 'M''Q'  2 version  3 kind  4 token[4]  8 child u32  12 flags u32
+ *  16 trans u64    24 items u32  28 body length u32 */
+typedef struct mqi_hdr {
+    uint8_t kind;
+    char token[5];
+    uint32_t child;
+    uint32_t flags;
+    uint64_t trans;
+    uint32_t items;
+    uint32_t len;
+} mqi_hdr;
+
+void mqi_hdr_encode(unsigned char *out, const mqi_hdr *h);
+/* Decode and check a header; reason in err. */
+MkErrorE mqi_hdr_decode(const unsigned char *in, int swap, uint32_t max_frame, mqi_hdr *h,
+                        MkErrorC *err);
+/* The connect preamble: "MQLK", version, byte order ('L'/'B'), flags. */
+void mqi_preamble_encode(unsigned char *out, int is_server);
+MkErrorE mqi_preamble_decode(const unsigned char *in, int *swap, MkErrorC *err);
+/* True for a valid service token: exactly 4 printable ASCII characters. */
+int mqi_token_valid(const char *token);
+
+/* ------------------------------------------------------------ configuration */
+
+enum mqi_tp { MQI_TP_NONE = 0, MQI_TP_PIPE, MQI_TP_UDS, MQI_TP_TCP };
+enum mqi_start { MQI_START_NONE = 0, MQI_START_FORK, MQI_START_THREAD, MQI_START_SPAWN };
+
+typedef struct mqi_config {
+    char *name;
+    char *srvname;
+    size_t buffersize;   /* write buffer flush threshold */
+    MK_I64 timeout_ms;
+    uint32_t max_frame;
+    int debug;
+    int silent;
+    enum mqi_tp tp;
+    enum mqi_start start;
+    char *file;          /* uds path */
+    char *host;          /* tcp host */
+    char *port;          /* tcp port */
+    int socket_fd;       /* --socket N: serve an inherited socket */
+    char **srv_argv;     /* pipe: server program and arguments (after @) */
+    int srv_argc;
+} mqi_config;
+
+void mqi_config_init(mqi_config *c);
+void mqi_config_free(mqi_config *c);
+/* Copy the link options of src (not the pipe server command). */
+void mqi_config_copy(mqi_config *dst, const mqi_config *src);
+/* Parse command-line style options into ctx's configuration. */
+MkErrorE mqi_options_parse(MqContextC *ctx, int argc, const char **argv);
+
+/* ------------------------------------------------------------- callbacks */
+
+typedef struct mqi_cb {
+    MqServiceCallF fn;
+    void *data;
+    MqDataFreeF free;
+} mqi_cb;
+
+typedef struct mqi_service {
+    uint32_t token; /* the 4 characters as one word */
+    mqi_cb cb;
+} mqi_service;
+
+/* An outstanding call: a waiter on the stack of SendEND_AND_WAIT, or a
+ * callback on the heap. */
+typedef struct mqi_pending {
+    uint64_t trans;
+    MqContextC *ctx;
+    int done;     /* answer arrived */
+    int failed;   /* the answer was an error */
+    mqi_cb cb;    /* callback, or fn == NULL for a waiter */
+} mqi_pending;
+
+/* Open-addressing table trans -> pending. */
+typedef struct mqi_pend_table {
+    mqi_pending **slot;
+    size_t cap;   /* power of two */
+    size_t used;
+} mqi_pend_table;
+
+MkErrorE mqi_pend_add(mqi_pend_table *t, mqi_pending *p);
+mqi_pending *mqi_pend_take(mqi_pend_table *t, uint64_t trans);
+void mqi_pend_free(mqi_pend_table *t, void (*drop)(mqi_pending *));
+
+/* ------------------------------------------------------------ connection */
+
+typedef struct mqi_bytes {
+    unsigned char *p;
+    size_t off; /* first unread / unwritten byte */
+    size_t len;
+    size_t cap;
+} mqi_bytes;
+
+typedef struct mqi_conn {
+    int fd;
+    int swap;           /* peer has the other byte order */
+    int up;             /* handshake done, not closed */
+    int is_server;
+    pid_t pid;          /* pipe server started by us, reaped on close */
+    MkErrorC *err;      /* why the connection ended */
+    mqi_bytes rbuf;
+    mqi_bytes wbuf;
+    size_t flush_at;
+    uint32_t max_frame;
+    MK_I64 timeout_ms;  /* for blocking writes */
+    uint64_t next_trans;
+    MqContextC **ctx;   /* by child id; [0] is the parent */
+    uint32_t nctx;
+    uint32_t child_hint;
+    mqi_pend_table pend;
+    MkBufferStreamC *rstack[MQI_MAX_NEST]; /* received bodies by dispatch depth */
+    int depth;
+} mqi_conn;
+
+mqi_conn *mqi_conn_create(int fd, const mqi_config *cfg, int is_server);
+/* Close the socket, reap a pipe server, free everything. */
+void mqi_conn_free(mqi_conn *c);
+/* Mark the connection down with a reason (first reason wins). */
+void mqi_conn_fail(mqi_conn *c, MK_I32 code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Write everything buffered; reads incoming bytes meanwhile so both peers
+ * can never block each other.  Fails after the connection's timeout. */
+MkErrorE mqi_conn_flush(mqi_conn *c);
+/* Read what the socket has; MK_CONTINUE when nothing was there. */
+MkErrorE mqi_conn_fill(mqi_conn *c);
+/* Exchange preambles (client first, server after its setup). */
+MkErrorE mqi_conn_send_preamble(mqi_conn *c);
+MkErrorE mqi_conn_recv_preamble(mqi_conn *c, MK_I64 timeout_ms);
+/* Append one frame; flushes when the buffer passes its threshold. */
+MkErrorE mqi_conn_write_frame(mqi_conn *c, mqi_hdr *h, const MkBufferStreamC *body);
+/* Register ctx under a free child id (or id 0 for the parent). */
+MkErrorE mqi_conn_attach(mqi_conn *c, MqContextC *ctx, uint32_t id);
+void mqi_conn_detach(mqi_conn *c, MqContextC *ctx);
+
+/* ------------------------------------------------------------- context */
+
+typedef struct mqi_call {
+    uint8_t kind;       /* 0 outside a service */
+    char token[5];
+    uint64_t trans;
+    int answered;
+} mqi_call;
+
+struct MqContextC {
+    mqi_config cfg;
+    mqi_conn *conn;           /* NULL while unlinked */
+    MqContextC *parent;       /* NULL for a parent */
+    uint32_t child_id;
+    int lib_owned;            /* a server instance the library deletes */
+    int is_server;
+    MkErrorC *err;
+    MkErrorC *async_err;      /* error of a one-way call, for the next loop turn */
+    MkBufferStreamC send;     /* message being built */
+    MkBufferStreamC ret;      /* answer of the last SendEND_AND_WAIT */
+    MkBufferStreamC *rd;      /* message being read */
+    mqi_service *svc;
+    int nsvc;
+    int capsvc;
+    mqi_call call;            /* the call being served */
+    mqi_cb setup;
+    int setup_owned;          /* free setup.data on delete */
+    struct {
+        MqFactoryF fn;
+        void *data;
+        MqDataFreeF free;
+        int owned;
+    } factory;
+    void *userdata;
+    void (*destroy_fn)(MqContextC *, void *);
+    void *destroy_data;
+    char *spawn_cmd;          /* listener with --spawn: our own command line */
+    size_t spawn_cmd_len;
+};
+
+/* Log through the context's name and --debug / --silent settings. */
+void mqi_log(MqContextC *ctx, int level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Error on ctx with MQ_ERR_LINK unless linked; for API entry points. */
+MkErrorE mqi_check_linked(MqContextC *ctx, const char *what);
+/* Set ctx's error from the connection's reason. */
+MkErrorE mqi_link_error(MqContextC *ctx, const char *what);
+/* Milliseconds on a monotonic clock; deadline helpers. */
+MK_I64 mqi_now_ms(void);
+MK_I64 mqi_deadline(MqContextC *ctx, MK_I64 timeout_ms);
+
+/* ----------------------------------------------------------- event loop */
+
+/* Serve the connection of ctx until waiter is done (waiter may be NULL),
+ * the deadline (-1: none) passes or, with once, one frame was handled. */
+MkErrorE mqi_loop(MqContextC *ctx, mqi_pending *waiter, MK_I64 deadline, int once);
+/* Run the service for a received call on ctx. */
+void mqi_serve_call(MqContextC *ctx, const mqi_hdr *h, MkBufferStreamC *body);
+/* Answer a call with an error frame. */
+MkErrorE mqi_send_error(MqContextC *ctx, uint64_t trans, MK_I32 code, const char *text);
+/* Link-internal calls (child create / delete) arriving at a server. */
+void mqi_serve_internal(mqi_conn *c, const mqi_hdr *h, MkBufferStreamC *body);
+
+/* ------------------------------------------------------------- servers */
+
+/* A new server instance from the template (factory, configuration, setup). */
+MqContextC *mqi_instance_create(MqContextC *tmpl);
+/* Make ctx the server end of fd: handshake, run the setup, answer. */
+MkErrorE mqi_server_attach(MqContextC *ctx, int fd);
+/* Create an instance for fd, serve it until its link ends, delete it. */
+void mqi_instance_serve(MqContextC *tmpl, int fd);
+/* Listen, accept and start instances as configured (see mqlink.h). */
+MkErrorE mqi_listen_serve(MqContextC *ctx);
+
+#endif /* MQ_LINK_INT_H */

@@ -1,0 +1,109 @@
+/* listen.c — a listening server: accept connections and start one instance
+ * for each in the configured start mode, or, without a start mode, serve the
+ * first connection in this context.  SIGTERM or SIGINT end the listener in
+ * order: socket file removed, exit status 0. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "start/start.h"
+#include "transport/transport.h"
+
+static volatile sig_atomic_t stop_signal;
+
+static void
+on_stop(int sig)
+{
+    stop_signal = sig;
+}
+
+/* Take over SIGTERM/SIGINT only where nobody else handles them. */
+static void
+catch_stop(int sig)
+{
+    struct sigaction old, sa = {.sa_handler = on_stop};
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_DFL)
+        sigaction(sig, &sa, NULL);
+}
+
+static int
+accept_one(int lfd)
+{
+    int fd;
+    do
+        fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+    while (fd < 0 && errno == EINTR && !stop_signal);
+    return fd;
+}
+
+static MkErrorE
+start_instance(MqContextC *ctx, int lfd, int fd)
+{
+    switch (ctx->cfg.start) {
+    case MQI_START_FORK:
+        return mqi_start_fork(ctx, lfd, fd);
+    case MQI_START_THREAD:
+        return mqi_start_thread(ctx, fd);
+    default:
+        return mqi_start_spawn(ctx, fd);
+    }
+}
+
+static void
+serve_forever(MqContextC *ctx, const mqi_transport *tp, int lfd)
+{
+    catch_stop(SIGTERM);
+    catch_stop(SIGINT);
+    while (!stop_signal) {
+        struct pollfd p = {.fd = lfd, .events = POLLIN};
+        int n = poll(&p, 1, 500);
+        while (waitpid(-1, NULL, WNOHANG) > 0)
+            ; /* reap finished fork/spawn instances */
+        if (n <= 0)
+            continue;
+        int fd = accept_one(lfd);
+        if (fd < 0)
+            continue;
+        if (tp->tune)
+            tp->tune(fd);
+        if (start_instance(ctx, lfd, fd) != MK_OK)
+            mqi_log(ctx, MK_LOG_ERROR, "%s", MqErrorGetText(ctx));
+    }
+    close(lfd);
+    if (tp->unlisten)
+        tp->unlisten(ctx);
+    mqi_log(ctx, MK_LOG_INFO, "listener stopped by signal %d", (int)stop_signal);
+    exit(0);
+}
+
+MkErrorE
+mqi_listen_serve(MqContextC *ctx)
+{
+    const mqi_transport *tp = mqi_transport_get(ctx->cfg.tp);
+    int lfd = -1;
+    if (!tp || !tp->listen)
+        return MkErrorSet(ctx->err, MQ_ERR_OPTION, "LinkCreate: transport cannot listen");
+    if (ctx->cfg.start == MQI_START_SPAWN && mqi_spawn_prepare(ctx) != MK_OK)
+        return MK_ERROR;
+    if (tp->listen(ctx, &lfd) != MK_OK)
+        return MK_ERROR;
+    if (ctx->cfg.start != MQI_START_NONE)
+        serve_forever(ctx, tp, lfd);
+    int fd = accept_one(lfd);
+    int e = errno;
+    close(lfd);
+    if (tp->unlisten)
+        tp->unlisten(ctx);
+    if (fd < 0)
+        return MkErrorSet(ctx->err, MQ_ERR_SYSTEM, "LinkCreate: accept failed: %s", strerror(e));
+    if (tp->tune)
+        tp->tune(fd);
+    return mqi_server_attach(ctx, fd);
+}

@@ -1,0 +1,39 @@
+# link/local.mk — libmqlink and its tests.
+lib_LTLIBRARIES += link/libmqlink.la
+include_HEADERS += link/mqlink.h
+noinst_HEADERS += link/link_int.h link/transport/transport.h link/start/start.h
+link_libmqlink_la_SOURCES = \
+	link/context.c \
+	link/options.c \
+	link/link.c \
+	link/listen.c \
+	link/conn.c \
+	link/frame.c \
+	link/pending.c \
+	link/event.c \
+	link/service.c \
+	link/send.c \
+	link/read.c \
+	link/transport/transport.c \
+	link/transport/pipe/pipe.c \
+	link/transport/uds/uds.c \
+	link/transport/tcp/tcp.c \
+	link/start/fork.c \
+	link/start/thread.c \
+	link/start/spawn.c
+link_libmqlink_la_LIBADD = kernel/libmkkernel.la $(THREAD_LIBS)
+link_libmqlink_la_LDFLAGS = -version-info 0:0:0
+
+LINK_TEST_LIBS = link/libmqlink.la kernel/libmkkernel.la tests/libmqtest.la
+
+# The test server and the helpers every link test shares.
+check_PROGRAMS += link/testserver
+link_testserver_LDADD = link/libmqlink.la kernel/libmkkernel.la
+check_LTLIBRARIES += link/liblinktest.la
+link_liblinktest_la_SOURCES = link/linktest.c link/linktest.h
+
+LINK_TESTS = link/conformance_test link/fault_test
+check_PROGRAMS += $(LINK_TESTS)
+TESTS += $(LINK_TESTS)
+link_conformance_test_LDADD = link/liblinktest.la $(LINK_TEST_LIBS)
+link_fault_test_LDADD = link/libmqlink.la $(LINK_TEST_LIBS) link/liblinktest.la

@@ -1,0 +1,209 @@
+/* mqlink.h — the mqlink link: contexts, services, typed send and read, the
+ * event loop, transports and server start modes.
+ *
+ * Lifetime rules, once for the whole file:
+ *  - A context (MqContextC) is a handle: created by MqContextCreate (or by the
+ *    library's factory for a server instance), freed by MqContextDelete.
+ *    Deleting a parent deletes its children first.
+ *  - A link is the connection a context owns (parent) or shares (child);
+ *    MqLinkCreate opens it, MqLinkDelete closes it, MqContextDelete closes it
+ *    too.  A context is single-threaded: one thread at a time uses a context
+ *    and its children.  Different parents may live in different threads.
+ *  - A call (SendEND*, a service run) is a request: it lives from SendSTART to
+ *    its answer.  Read* pointers are borrowed until the next read on the
+ *    context or the end of the service / callback that received them.
+ *  - Callbacks (services, server setup, call callbacks) get the data pointer
+ *    they were registered with; its free function runs when the registration
+ *    ends (service replaced or context deleted, callback called once).
+ *  - Every call returning MkErrorE leaves the reason on the context:
+ *    MqErrorGetText(ctx).
+ */
+#ifndef MQLINK_H
+#define MQLINK_H
+
+#include "mkkernel.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One end of a link. */
+typedef struct MqContextC MqContextC;
+
+/* How long MqProcessEvent waits. */
+typedef enum MqWaitE {
+    MQ_WAIT_NO = 0,     /* handle what has arrived, never block */
+    MQ_WAIT_ONCE = 1,   /* block until at least one event or the timeout */
+    MQ_WAIT_FOREVER = 2 /* serve until the link ends */
+} MqWaitE;
+
+/* A timeout of MQ_TIMEOUT_DEFAULT means the context's --timeout. */
+#define MQ_TIMEOUT_DEFAULT (-1)
+/* Default --timeout in seconds. */
+#define MQ_TIMEOUT_DEFAULT_SEC 90
+
+/* Error codes of the link (beside the kernel's MK_ERR_*). */
+enum {
+    MQ_ERR_TIMEOUT = 100,   /* no answer within the timeout */
+    MQ_ERR_LINK = 101,      /* link not connected, closed or broken */
+    MQ_ERR_PROTOCOL = 102,  /* the peer sent a malformed frame */
+    MQ_ERR_SERVICE = 103,   /* unknown service token */
+    MQ_ERR_OPTION = 104,    /* bad command-line option */
+    MQ_ERR_SYSTEM = 105     /* an operating-system call failed */
+};
+
+/* A service, server setup or call callback. */
+typedef MkErrorE (*MqServiceCallF)(MqContextC *ctx, void *data);
+/* Frees a callback's data when the library drops the callback. */
+typedef void (*MqDataFreeF)(void *data);
+/* Creates a new server instance from the template context tmpl (a wrapper
+ * plugs its class in here); returns NULL after setting an error on tmpl. */
+typedef MqContextC *(*MqFactoryF)(MqContextC *tmpl, void *data);
+
+/* ---------------------------------------------------------------- contexts */
+
+/* Create an unconnected context with default configuration. */
+MqContextC *MqContextCreate(void);
+/* Close the link (children first) and free the context. */
+void MqContextDelete(MqContextC *ctx);
+/* Attach a pointer for the application or wrapper (not owned). */
+void MqContextSetUserData(MqContextC *ctx, void *data);
+/* The pointer given to MqContextSetUserData (NULL by default). */
+void *MqContextGetUserData(MqContextC *ctx);
+/* Called once at the start of MqContextDelete, also when the library deletes
+ * a server instance it created; a wrapper drops its reference there. */
+void MqContextSetDestroyCallback(MqContextC *ctx, void (*fn)(MqContextC *ctx, void *data),
+                                 void *data);
+
+/* -------------------------------------------------------------- configuration */
+
+/* Register the setup run on every new server instance (each parent and child);
+ * a context with a server setup is a server. */
+void MqConfigSetServerSetup(MqContextC *ctx, MqServiceCallF fn, void *data, MqDataFreeF free);
+/* Register the factory that creates server instances (default: MqContextCreate). */
+void MqConfigSetFactory(MqContextC *ctx, MqFactoryF fn, void *data, MqDataFreeF free);
+/* Set the name used in logs and errors (--name). */
+void MqConfigSetName(MqContextC *ctx, const char *name);
+/* The context's name. */
+const char *MqConfigGetName(MqContextC *ctx);
+/* Set the default timeout in milliseconds (--timeout takes seconds). */
+void MqConfigSetTimeout(MqContextC *ctx, MK_I64 timeout_ms);
+/* The default timeout in milliseconds. */
+MK_I64 MqConfigGetTimeout(MqContextC *ctx);
+/* True for a server context. */
+MK_BOL MqConfigGetIsServer(MqContextC *ctx);
+
+/* -------------------------------------------------------------------- links */
+
+/* Open the link from command-line style arguments (argv[0] is the program):
+ *   client:  [options] @ server-program [server-args]   (pipe)
+ *            --uds --file PATH | --tcp --host H --port P
+ *   server:  the same options; with --fork, --thread or --spawn a listening
+ *            server serves every connection and does not return until the
+ *            listener fails or the process is told to stop.
+ * Unknown options are errors naming the option; --help prints the options
+ * and exits. */
+MkErrorE MqLinkCreate(MqContextC *ctx, int argc, const char **argv);
+/* Open child as a child of parent, multiplexed over the parent's link; the
+ * server creates a new instance for it. */
+MkErrorE MqLinkCreateChild(MqContextC *child, MqContextC *parent);
+/* Close the link (children first); the context can be linked again. */
+MkErrorE MqLinkDelete(MqContextC *ctx);
+/* True while the link is up. */
+MK_BOL MqLinkIsConnected(MqContextC *ctx);
+/* The parent of a child context, ctx itself for a parent. */
+MqContextC *MqLinkGetParent(MqContextC *ctx);
+
+/* ----------------------------------------------------------------- services */
+
+/* Register fn for the 4-character token (replacing an earlier one). */
+MkErrorE MqServiceCreate(MqContextC *ctx, const char *token, MqServiceCallF fn, void *data,
+                         MqDataFreeF free);
+/* Remove the service for token. */
+MkErrorE MqServiceDelete(MqContextC *ctx, const char *token);
+/* Serve incoming calls, answers and callbacks (see MqWaitE); returns
+ * MK_CONTINUE when MQ_WAIT_ONCE saw nothing before the timeout, MK_OK when a
+ * server's link ended in order. */
+MkErrorE MqProcessEvent(MqContextC *ctx, MqWaitE wait, MK_I64 timeout_ms);
+/* The token of the service running on ctx (NULL outside a service). */
+const char *MqServiceGetToken(MqContextC *ctx);
+
+/* --------------------------------------------------------------------- send */
+
+/* Start a new message on ctx. */
+MkErrorE MqSendSTART(MqContextC *ctx);
+MkErrorE MqSendI8(MqContextC *ctx, MK_I8 v);
+MkErrorE MqSendI16(MqContextC *ctx, MK_I16 v);
+MkErrorE MqSendI32(MqContextC *ctx, MK_I32 v);
+MkErrorE MqSendI64(MqContextC *ctx, MK_I64 v);
+MkErrorE MqSendFLT(MqContextC *ctx, MK_FLT v);
+MkErrorE MqSendDBL(MqContextC *ctx, MK_DBL v);
+MkErrorE MqSendBOL(MqContextC *ctx, MK_BOL v);
+/* Append a copy of the NUL-terminated UTF-8 string s. */
+MkErrorE MqSendSTR(MqContextC *ctx, const char *s);
+/* Append a copy of size bytes at data. */
+MkErrorE MqSendBIN(MqContextC *ctx, const void *data, size_t size);
+/* Append a copy of buf's value with its type. */
+MkErrorE MqSendBUF(MqContextC *ctx, const MkBufferC *buf);
+/* Open a nested list. */
+MkErrorE MqSendL_START(MqContextC *ctx);
+/* Close the innermost nested list. */
+MkErrorE MqSendL_END(MqContextC *ctx);
+/* One-way call: queue the message for token and return; the message is
+ * coalesced with others and flushed when the buffer fills, before anything
+ * blocks and when the event loop goes idle.  The service's error reaches the
+ * sender's next MqProcessEvent. */
+MkErrorE MqSendEND(MqContextC *ctx, const char *token, MK_I64 timeout_ms);
+/* Call token and serve events until its answer arrives (then read it with
+ * Read*) or timeout_ms passes.  The service's error becomes ctx's error. */
+MkErrorE MqSendEND_AND_WAIT(MqContextC *ctx, const char *token, MK_I64 timeout_ms);
+/* Call token and return at once; fn runs from the event loop with the answer
+ * to read (or with ctx's error set when the service failed); fn's data is
+ * freed with free after that one run. */
+MkErrorE MqSendEND_AND_CALLBACK(MqContextC *ctx, const char *token, MqServiceCallF fn,
+                                void *data, MqDataFreeF free, MK_I64 timeout_ms);
+/* In a service: send the message built since SendSTART as the answer. */
+MkErrorE MqSendRETURN(MqContextC *ctx);
+
+/* --------------------------------------------------------------------- read */
+
+MkErrorE MqReadI8(MqContextC *ctx, MK_I8 *out);
+MkErrorE MqReadI16(MqContextC *ctx, MK_I16 *out);
+MkErrorE MqReadI32(MqContextC *ctx, MK_I32 *out);
+MkErrorE MqReadI64(MqContextC *ctx, MK_I64 *out);
+MkErrorE MqReadFLT(MqContextC *ctx, MK_FLT *out);
+MkErrorE MqReadDBL(MqContextC *ctx, MK_DBL *out);
+MkErrorE MqReadBOL(MqContextC *ctx, MK_BOL *out);
+/* The next item as text, borrowed until the next read or the end of the call. */
+MkErrorE MqReadSTR(MqContextC *ctx, const char **out);
+/* The next item as bytes, borrowed until the next read or the end of the call. */
+MkErrorE MqReadBIN(MqContextC *ctx, const void **data, size_t *size);
+/* The next item as a buffer owned by ctx (no copy), valid until the next ReadBUF. */
+MkErrorE MqReadBUF(MqContextC *ctx, MkBufferC **out);
+/* Enter the nested list that is the next item. */
+MkErrorE MqReadL_START(MqContextC *ctx);
+/* Leave the current nested list. */
+MkErrorE MqReadL_END(MqContextC *ctx);
+/* True while an item is left in the current list of the message being read. */
+MK_BOL MqReadItemExists(MqContextC *ctx);
+/* Move the next read item of from (a whole list for a list) into the message
+ * being built on to; from == to echoes an item back. */
+MkErrorE MqProxyItem(MqContextC *from, MqContextC *to);
+
+/* ------------------------------------------------------------------- errors */
+
+/* The error text of ctx ("" when none); borrowed until the error changes. */
+const char *MqErrorGetText(MqContextC *ctx);
+/* The error code of ctx (0 when none). */
+MK_I32 MqErrorGetCode(MqContextC *ctx);
+/* Set ctx's error (printf format); returns MK_ERROR, so a service can
+ * `return MqErrorSet(ctx, ...)`. */
+MkErrorE MqErrorSet(MqContextC *ctx, MK_I32 code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Clear ctx's error. */
+void MqErrorReset(MqContextC *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MQLINK_H */

@@ -1,0 +1,160 @@
+/* service.c — services: registering them by token, running one for a
+ * received call and answering for it, and the link-internal services that
+ * create and delete child instances on the server. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "link_int.h"
+
+static uint32_t
+token_word(const char *token)
+{
+    uint32_t w;
+    memcpy(&w, token, 4);
+    return w;
+}
+
+static mqi_service *
+find(MqContextC *ctx, uint32_t word)
+{
+    for (int i = 0; i < ctx->nsvc; i++)
+        if (ctx->svc[i].token == word)
+            return &ctx->svc[i];
+    return NULL;
+}
+
+MkErrorE
+MqServiceCreate(MqContextC *ctx, const char *token, MqServiceCallF fn, void *data,
+                MqDataFreeF free_fn)
+{
+    if (!mqi_token_valid(token))
+        return MkErrorSet(ctx->err, MK_ERR_ARGUMENT,
+                          "ServiceCreate: token '%s' is not exactly 4 printable characters",
+                          token ? token : "(null)");
+    if (!fn)
+        return MkErrorSet(ctx->err, MK_ERR_ARGUMENT, "ServiceCreate: no function for '%s'",
+                          token);
+    mqi_service *s = find(ctx, token_word(token));
+    if (s) {
+        if (s->cb.free)
+            s->cb.free(s->cb.data);
+    } else {
+        size_t cap = (size_t)ctx->capsvc;
+        mqi_service *t = mki_grow(ctx->svc, &cap, (size_t)ctx->nsvc + 1, sizeof *t);
+        if (!t)
+            return MkErrorSet(ctx->err, MK_ERR_MEMORY, "ServiceCreate: out of memory");
+        ctx->svc = t;
+        ctx->capsvc = (int)cap;
+        s = &ctx->svc[ctx->nsvc++];
+        s->token = token_word(token);
+    }
+    s->cb = (mqi_cb){fn, data, free_fn};
+    return MK_OK;
+}
+
+MkErrorE
+MqServiceDelete(MqContextC *ctx, const char *token)
+{
+    mqi_service *s = mqi_token_valid(token) ? find(ctx, token_word(token)) : NULL;
+    if (!s)
+        return MkErrorSet(ctx->err, MQ_ERR_SERVICE, "ServiceDelete: no service '%s'",
+                          token ? token : "(null)");
+    if (s->cb.free)
+        s->cb.free(s->cb.data);
+    *s = ctx->svc[--ctx->nsvc];
+    return MK_OK;
+}
+
+const char *
+MqServiceGetToken(MqContextC *ctx)
+{
+    return ctx->call.kind ? ctx->call.token : NULL;
+}
+
+MkErrorE
+mqi_send_error(MqContextC *ctx, uint64_t trans, MK_I32 code, const char *text)
+{
+    MkBufferStreamC *body = MkBufferStreamCreateTLS("mqlink-error");
+    mqi_hdr h = {.kind = MQI_ERROR, .child = ctx->child_id, .trans = trans};
+    memcpy(h.token, ctx->call.kind ? ctx->call.token : "_ERR", 5);
+    MkBufferStreamWriteI32(body, code ? code : MQ_ERR_SERVICE);
+    MkBufferStreamWriteSTR(body, text);
+    return mqi_conn_write_frame(ctx->conn, &h, body);
+}
+
+/* Run the service and make sure the caller gets exactly one answer: the
+ * service's return, its error, or an empty return it forgot to send. */
+void
+mqi_serve_call(MqContextC *ctx, const mqi_hdr *h, MkBufferStreamC *body)
+{
+    mqi_call saved_call = ctx->call;
+    MkBufferStreamC *saved_rd = ctx->rd;
+    mqi_service *s = find(ctx, token_word(h->token));
+    MkErrorE rc;
+
+    ctx->call = (mqi_call){.kind = h->kind, .trans = h->trans};
+    memcpy(ctx->call.token, h->token, 5);
+    ctx->rd = body;
+    body->err = ctx->err;
+    if (s)
+        rc = s->cb.fn(ctx, s->cb.data);
+    else
+        rc = MkErrorSet(ctx->err, MQ_ERR_SERVICE, "service '%s' not found on '%s'", h->token,
+                        MqConfigGetName(ctx));
+    if (ctx->conn && ctx->conn->up) {
+        uint64_t trans = h->kind == MQI_ONEWAY ? 0 : h->trans;
+        if (rc == MK_ERROR && !ctx->call.answered) {
+            MkBufferStreamReset(&ctx->send);
+            mqi_send_error(ctx, trans, MqErrorGetCode(ctx), MqErrorGetText(ctx));
+        } else if (rc == MK_ERROR) {
+            mqi_log(ctx, MK_LOG_WARN, "service '%s' failed after answering: %s", h->token,
+                    MqErrorGetText(ctx));
+        } else if (h->kind != MQI_ONEWAY && !ctx->call.answered) {
+            mqi_hdr r = {.kind = MQI_RETURN, .child = ctx->child_id, .trans = h->trans};
+            memcpy(r.token, h->token, 5);
+            mqi_conn_write_frame(ctx->conn, &r, NULL);
+        }
+    }
+    if (rc == MK_ERROR)
+        MkErrorReset(ctx->err);
+    ctx->call = saved_call;
+    ctx->rd = saved_rd;
+}
+
+/* _CHC: create the server instance for a new client child. */
+static void
+child_create(mqi_conn *c, const mqi_hdr *h)
+{
+    MqContextC *parent = c->ctx ? c->ctx[0] : NULL;
+    MqContextC *child = parent ? mqi_instance_create(parent) : NULL;
+    mqi_hdr r = {.kind = MQI_RETURN, .child = h->child, .trans = h->trans, .flags = MQI_F_INTERNAL};
+    memcpy(r.token, h->token, 5);
+    if (!parent)
+        return;
+    if (!child) {
+        mqi_send_error(parent, h->trans, MQ_ERR_LINK, MqErrorGetText(parent));
+        return;
+    }
+    child->parent = parent;
+    if (mqi_conn_attach(c, child, h->child) != MK_OK ||
+        (child->setup.fn && child->setup.fn(child, child->setup.data) != MK_OK)) {
+        mqi_send_error(parent, h->trans, MqErrorGetCode(child), MqErrorGetText(child));
+        MqContextDelete(child);
+        return;
+    }
+    mqi_conn_write_frame(c, &r, NULL);
+}
+
+void
+mqi_serve_internal(mqi_conn *c, const mqi_hdr *h, MkBufferStreamC *body)
+{
+    if (!memcmp(h->token, "_CHC", 4) && c->is_server) {
+        child_create(c, h);
+    } else if (!memcmp(h->token, "_CHD", 4) && c->is_server) {
+        MqContextC *child = h->child && h->child < c->nctx ? c->ctx[h->child] : NULL;
+        if (child && child->lib_owned)
+            MqContextDelete(child);
+    } else {
+        mqi_conn_fail(c, MQ_ERR_PROTOCOL, "unknown internal call '%s'", h->token);
+    }
+}

@@ -1,0 +1,1 @@
+# link/storage/local.mk — filled in by its own issue

@@ -1,0 +1,29 @@
+/* transport.h — how a link gets its socket.  Every transport plugs in
+ * through one table of operations; after connect/accept all of them are a
+ * stream socket, read and written the same way (conn.c). */
+#ifndef MQ_TRANSPORT_H
+#define MQ_TRANSPORT_H
+
+#include "link_int.h"
+
+typedef struct mqi_transport {
+    enum mqi_tp tp;
+    const char *scheme;
+    /* Client side: a connected socket (pipe: and the started server's pid). */
+    MkErrorE (*connect)(MqContextC *ctx, int *fd, pid_t *pid);
+    /* Server side: a listening socket (NULL where there is none). */
+    MkErrorE (*listen)(MqContextC *ctx, int *fd);
+    /* Remove what listen left behind (a socket file); may be NULL. */
+    void (*unlisten)(MqContextC *ctx);
+    /* Socket options for a connected socket; may be NULL. */
+    void (*tune)(int fd);
+} mqi_transport;
+
+extern const mqi_transport mqi_pipe_transport;
+extern const mqi_transport mqi_uds_transport;
+extern const mqi_transport mqi_tcp_transport;
+
+/* The transport for ctx's configuration, NULL for none. */
+const mqi_transport *mqi_transport_get(enum mqi_tp tp);
+
+#endif

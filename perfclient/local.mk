@@ -1,0 +1,1 @@
+# perfclient/local.mk — filled in by its own issue

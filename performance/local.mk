@@ -1,0 +1,1 @@
+# performance/local.mk — filled in by its own issue

@@ -1,0 +1,1 @@
+# perfserver/local.mk — filled in by its own issue

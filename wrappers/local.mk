@@ -1,0 +1,1 @@
+# wrappers/local.mk — filled in by its own issue
