@@ -168,6 +168,15 @@ errors(const lt_mode *m)
     MqContextDelete(c);
 }
 
+static int failed_code;
+
+static MkErrorE
+on_failure(MqContextC *ctx, void *data)
+{
+    failed_code = MqErrorGetCode(ctx);
+    return MK_OK;
+}
+
 static void
 timeout(const lt_mode *m)
 {
@@ -189,6 +198,13 @@ timeout(const lt_mode *m)
     MK_I32 v = 0;
     MQT_OK(MqReadI32(c, &v), ERR(c));
     MQT_CHECK(v == 42);
+    /* a callback whose answer is late runs once, with a timeout error */
+    failed_code = 0;
+    MqSendSTART(c); MqSendI32(c, 1500);
+    MQT_OK(MqSendEND_AND_CALLBACK(c, "SLEP", on_failure, NULL, NULL, 200), ERR(c));
+    for (int i = 0; i < 20 && !failed_code; i++)
+        MqProcessEvent(c, MQ_WAIT_ONCE, 100);
+    MQT_CHECK_MSG(failed_code == MQ_ERR_TIMEOUT, "callback code %d", failed_code);
     MqContextDelete(c);
 }
 
@@ -260,11 +276,18 @@ peer_dies(const lt_mode *m)
     MqContextC *c = lt_connect(m);
     if (!c)
         return;
+    /* a callback still outstanding learns that the link is gone */
+    failed_code = 0;
+    MqSendSTART(c); MqSendI32(c, 300); /* the server exits while it sleeps */
+    MQT_OK(MqSendEND_AND_CALLBACK(c, "SLEP", on_failure, NULL, NULL, 20000), ERR(c));
     MqSendSTART(c);
     MQT_CHECK(MqSendEND_AND_WAIT(c, "EXIT", 10000) == MK_ERROR);
+    for (int i = 0; i < 20 && !failed_code; i++)
+        MqProcessEvent(c, MQ_WAIT_ONCE, 100);
     MQT_CHECK_MSG(MqErrorGetCode(c) == MQ_ERR_LINK, "code %d: %s", MqErrorGetCode(c), ERR(c));
     MqSendSTART(c);
     MQT_CHECK(MqSendEND_AND_WAIT(c, "ECHO", 1000) == MK_ERROR);
+    MQT_CHECK_MSG(failed_code == MQ_ERR_LINK, "code %d", failed_code);
     MqContextDelete(c);
 }
 

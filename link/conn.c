@@ -29,6 +29,7 @@ mqi_conn_create(int fd, const mqi_config *cfg, int is_server)
     c->timeout_ms = cfg->timeout_ms;
     c->next_trans = 1;
     c->child_hint = 1;
+    c->cb_deadline = -1;
     return c;
 }
 

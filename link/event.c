@@ -28,6 +28,59 @@ target_of(mqi_conn *c, const mqi_hdr *h)
     return h->child < c->nctx ? c->ctx[h->child] : NULL;
 }
 
+/* Run a call's callback once with its answer (body), or with ctx's error
+ * set and nothing to read (body NULL), then free the pending call. */
+static void
+run_callback(mqi_conn *c, mqi_pending *p, MkBufferStreamC *body)
+{
+    MqContextC *to = p->ctx;
+    MkBufferStreamC *saved = to->rd;
+    to->rd = body;
+    if (body)
+        body->err = to->err;
+    c->depth++;
+    p->cb.fn(to, p->cb.data);
+    c->depth--;
+    to->rd = saved;
+    if (p->cb.free)
+        p->cb.free(p->cb.data);
+    free(p);
+}
+
+void
+mqi_expire_callbacks(mqi_conn *c, int all)
+{
+    MK_I64 now = mqi_now_ms(), next = -1;
+    size_t n = 0, cap = 0;
+    uint64_t *due = NULL;
+    for (size_t i = 0; i < c->pend.cap; i++) {
+        mqi_pending *p = c->pend.slot[i];
+        if (!p || !p->cb.fn || (!all && (p->deadline < 0 || p->deadline > now))) {
+            if (p && p->cb.fn && p->deadline >= 0 && (next < 0 || p->deadline < next))
+                next = p->deadline;
+            continue;
+        }
+        uint64_t *t = mki_grow(due, &cap, n + 1, sizeof *due);
+        if (!t)
+            break;
+        due = t;
+        due[n++] = p->trans;
+    }
+    c->cb_deadline = next;
+    for (size_t i = 0; i < n; i++) {
+        mqi_pending *p = mqi_pend_take(&c->pend, due[i]);
+        if (!p)
+            continue;
+        if (all)
+            MkErrorSet(p->ctx->err, MQ_ERR_LINK, "callback: link closed before the answer: %s",
+                       MkErrorGetText(c->err));
+        else
+            MkErrorSet(p->ctx->err, MQ_ERR_TIMEOUT, "callback: no answer within its timeout");
+        run_callback(c, p, NULL);
+    }
+    free(due);
+}
+
 /* An answer: fill the waiter's stream or run the callback. */
 static void
 dispatch_answer(mqi_conn *c, const mqi_hdr *h, MkBufferStreamC *body)
@@ -69,16 +122,7 @@ dispatch_answer(mqi_conn *c, const mqi_hdr *h, MkBufferStreamC *body)
         }
         return;
     }
-    MkBufferStreamC *saved = to->rd;
-    to->rd = body;
-    body->err = to->err;
-    c->depth++;
-    p->cb.fn(to, p->cb.data);
-    c->depth--;
-    to->rd = saved;
-    if (p->cb.free)
-        p->cb.free(p->cb.data);
-    free(p);
+    run_callback(c, p, body);
 }
 
 static void
@@ -171,18 +215,29 @@ mqi_loop(MqContextC *ctx, mqi_pending *waiter, MK_I64 deadline, int once)
         if (waiter && waiter->done)
             return MK_OK;
         if (!c->up || rc == MK_ERROR) {
-            mqi_log(ctx, MK_LOG_WARN, "%s", MkErrorGetText(c->err));
+            mqi_log(ctx, c->is_server && MkErrorGetCode(c->err) == MQ_ERR_LINK ? MK_LOG_INFO
+                                                                               : MK_LOG_WARN,
+                    "%s", MkErrorGetText(c->err));
+            c->up = 0;
+            mqi_expire_callbacks(c, 1);
             return MK_ERROR;
+        }
+        if (c->cb_deadline >= 0 && mqi_now_ms() >= c->cb_deadline) {
+            mqi_expire_callbacks(c, 0);
+            handled = 1;
         }
         if (once && handled)
             return MK_OK;
         if (mqi_conn_flush(c) != MK_OK)
             return MK_ERROR;
-        int n = wait_input(c, deadline);
-        if (n == 0)
+        MK_I64 until = deadline;
+        if (c->cb_deadline >= 0 && (until < 0 || c->cb_deadline < until))
+            until = c->cb_deadline;
+        int n = wait_input(c, until);
+        if (n == 0 && until == deadline)
             return MK_CONTINUE;
-        if (n > 0 && mqi_conn_fill(c) == MK_ERROR)
-            return MK_ERROR;
+        if (n > 0)
+            mqi_conn_fill(c); /* a closed link is handled at the top */
     }
 }
 

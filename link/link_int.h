@@ -117,6 +117,7 @@ typedef struct mqi_pending {
     int done;     /* answer arrived */
     int failed;   /* the answer was an error */
     mqi_cb cb;    /* callback, or fn == NULL for a waiter */
+    MK_I64 deadline; /* callbacks: when to give up (-1: never) */
 } mqi_pending;
 
 /* Open-addressing table trans -> pending. */
@@ -156,6 +157,7 @@ typedef struct mqi_conn {
     uint32_t nctx;
     uint32_t child_hint;
     mqi_pend_table pend;
+    MK_I64 cb_deadline; /* earliest callback deadline, -1 for none */
     MkBufferStreamC *rstack[MQI_MAX_NEST]; /* received bodies by dispatch depth */
     int depth;
 } mqi_conn;
@@ -236,6 +238,9 @@ MK_I64 mqi_deadline(MqContextC *ctx, MK_I64 timeout_ms);
 /* Serve the connection of ctx until waiter is done (waiter may be NULL),
  * the deadline (-1: none) passes or, with once, one frame was handled. */
 MkErrorE mqi_loop(MqContextC *ctx, mqi_pending *waiter, MK_I64 deadline, int once);
+/* Run every callback that timed out (or all, when the link is down) with
+ * the reason as the context's error. */
+void mqi_expire_callbacks(mqi_conn *c, int all);
 /* Run the service for a received call on ctx. */
 void mqi_serve_call(MqContextC *ctx, const mqi_hdr *h, MkBufferStreamC *body);
 /* Answer a call with an error frame. */

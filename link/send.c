@@ -127,7 +127,10 @@ MqSendEND_AND_CALLBACK(MqContextC *ctx, const char *token, MqServiceCallF fn, vo
         p = malloc(sizeof *p);
         if (!p)
             return MkErrorSet(ctx->err, MK_ERR_MEMORY, "SendEND_AND_CALLBACK: out of memory");
-        *p = (mqi_pending){.trans = c->next_trans++, .ctx = ctx, .cb = {fn, data, free_fn}};
+        *p = (mqi_pending){.trans = c->next_trans++, .ctx = ctx, .cb = {fn, data, free_fn},
+                           .deadline = mqi_deadline(ctx, timeout_ms)};
+        if (p->deadline >= 0 && (c->cb_deadline < 0 || p->deadline < c->cb_deadline))
+            c->cb_deadline = p->deadline;
     }
     if (end(ctx, "SendEND_AND_CALLBACK", token, MQI_CALL_CB, p ? p->trans : 0) != MK_OK) {
         free(p);
