@@ -53,7 +53,7 @@ setup_vars() {
         BUILD=$TOP/performance/gen/$TARGET/$SETUP/build; PREFIX=$TOP/performance/gen/$TARGET/$SETUP/inst
         CONFIG_ARGS=(--enable-shared=no --enable-static=yes --enable-threads=no --enable-debug=no
                      "CFLAGS=-O3 -march=native -flto=auto" "CXXFLAGS=-O3 -march=native -flto=auto"
-                     "LDFLAGS=-flto=auto" AR=gcc-ar NM=gcc-nm RANLIB=gcc-ranlib) ;;
+                     "LDFLAGS=-flto=auto" AR=gcc-ar NM=gcc-nm RANLIB=gcc-ranlib --with-pic) ;;
     *) die "unknown setup '$SETUP' (check, check-asan, perf-release, perf-aggressive)" ;;
     esac
 }

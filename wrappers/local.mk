@@ -1,1 +1,96 @@
-# wrappers/local.mk — filled in by its own issue
+# wrappers/local.mk — the API description, its generator and the language
+# bindings it generates (C++ and Python), plus their perfservers.
+#
+# Generated files go to the build tree and are never checked in; the golden
+# test (wrappers/gen/golden_test.sh) shows a generator change as a diff.
+
+MQGEN_PY = $${PYTHON:-python3}
+MQGEN = $(MQGEN_PY) $(top_srcdir)/wrappers/gen/mqgen.py
+MQAPI = $(top_srcdir)/wrappers/api/mqlink.api
+MQGEN_DEPS = $(MQAPI) $(top_srcdir)/wrappers/gen/mqgen.py
+
+EXTRA_DIST += \
+	wrappers/api/mqlink.api \
+	wrappers/api/README.md \
+	wrappers/gen/mqgen.py \
+	wrappers/gen/golden/sample.api \
+	wrappers/gen/golden/sample.python-glue \
+	wrappers/gen/golden/sample.python-pyi \
+	wrappers/gen/golden/sample.cxx \
+	wrappers/python/pyproject.toml \
+	wrappers/python/setup.py \
+	wrappers/python/perfserver.py \
+	wrappers/cxx/mqlinkcxx.pc.in
+
+# The description covers every public C function, and the generator's output
+# for a small sample matches the checked-in expected files.
+dist_check_SCRIPTS += wrappers/gen/api_test.sh wrappers/gen/golden_test.sh
+TESTS += wrappers/gen/api_test.sh wrappers/gen/golden_test.sh
+
+# ------------------------------------------------------------------ Python
+if WITH_PYTHON
+pyextdir = $(libdir)/$(PYTHON_SITEDIR)/site-packages
+MQPY_EXT = wrappers/python/mqlink$(PYTHON_EXT_SUFFIX)
+
+wrappers/python/gen/glue.c: $(MQGEN_DEPS)
+	$(AM_V_GEN)$(MKDIR_P) wrappers/python/gen && $(MQGEN) $(MQAPI) python-glue $@
+wrappers/python/mqlink.pyi: $(MQGEN_DEPS)
+	$(AM_V_GEN)$(MKDIR_P) wrappers/python && $(MQGEN) $(MQAPI) python-pyi $@
+BUILT_SOURCES += wrappers/python/gen/glue.c
+
+# The module's objects, always position independent (a static libmqlink in
+# perf-aggressive builds is linked into the module; it needs --with-pic).
+noinst_LTLIBRARIES += wrappers/python/libmqpy.la
+wrappers_python_libmqpy_la_SOURCES = \
+	wrappers/python/runtime.c \
+	wrappers/python/convert.c \
+	wrappers/python/callback.c \
+	wrappers/python/runtime.h \
+	wrappers/python/module.h
+nodist_wrappers_python_libmqpy_la_SOURCES = wrappers/python/gen/glue.c
+wrappers_python_libmqpy_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/wrappers/python $(PYTHON_CPPFLAGS)
+wrappers_python_libmqpy_la_CFLAGS = $(AM_CFLAGS) -fPIC -fvisibility=hidden -Wno-missing-field-initializers
+
+# A plain shared object named as CPython expects (libtool would add a
+# version and refuse -shared in static-only builds).
+MQPY_LIBS = -L$(top_builddir)/link/.libs -L$(top_builddir)/kernel/.libs -lmqlink -lmkkernel \
+	$(SQLITE3_LIBS) $(LIBCONFIG_LIBS) $(THREAD_LIBS) -lm
+$(MQPY_EXT): wrappers/python/libmqpy.la link/libmqlink.la kernel/libmkkernel.la
+	$(AM_V_CCLD)$(CC) -shared $(CFLAGS) $(LDFLAGS) -o $@ \
+	  -Wl,--whole-archive wrappers/python/.libs/libmqpy.a -Wl,--no-whole-archive \
+	  $(MQPY_LIBS) -Wl,-rpath,$(libdir)
+
+# The perfserver as installed: the configured interpreter, the installed module.
+wrappers/python/perfserver-python: $(top_srcdir)/wrappers/python/perfserver.py
+	$(AM_V_GEN)sed -e '1s|.*|#!$(PYTHON)|' \
+	  -e 's|^# @MQLINK_SITE@|sys.path.insert(0, "$(pyextdir)")|' $< > $@ && chmod +x $@
+
+nodist_pyext_DATA = $(MQPY_EXT) wrappers/python/mqlink.pyi
+nodist_bin_SCRIPTS = wrappers/python/perfserver-python
+CLEANFILES += $(MQPY_EXT) wrappers/python/mqlink.pyi wrappers/python/gen/glue.c \
+	wrappers/python/perfserver-python
+endif
+
+# --------------------------------------------------------------------- C++
+if WITH_CXX
+wrappers/cxx/mqlink.hh: $(MQGEN_DEPS)
+	$(AM_V_GEN)$(MKDIR_P) wrappers/cxx && $(MQGEN) $(MQAPI) cxx $@
+BUILT_SOURCES += wrappers/cxx/mqlink.hh
+nodist_include_HEADERS = wrappers/cxx/mqlink.hh
+include_HEADERS += wrappers/cxx/mqlink_runtime.hh wrappers/cxx/mqlink_context.hh
+MQCXX_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_builddir)/wrappers/cxx -I$(top_srcdir)/wrappers/cxx
+
+wrappers/cxx/mqlinkcxx.pc: $(top_srcdir)/wrappers/cxx/mqlinkcxx.pc.in Makefile
+	$(AM_V_GEN)sed -e 's|@prefix@|$(prefix)|' -e 's|@exec_prefix@|$(exec_prefix)|' \
+	  -e 's|@libdir@|$(libdir)|' -e 's|@includedir@|$(includedir)|' \
+	  -e 's|@VERSION@|$(VERSION)|' $< > $@
+nodist_pkgconfig_DATA = wrappers/cxx/mqlinkcxx.pc
+CLEANFILES += wrappers/cxx/mqlink.hh wrappers/cxx/mqlinkcxx.pc
+
+bin_PROGRAMS += wrappers/cxx/perfserver-cxx
+wrappers_cxx_perfserver_cxx_SOURCES = wrappers/cxx/perfserver.cc
+wrappers_cxx_perfserver_cxx_CPPFLAGS = $(MQCXX_CPPFLAGS)
+wrappers_cxx_perfserver_cxx_LDADD = link/libmqlink.la kernel/libmkkernel.la
+endif
+
+include tests/interop/local.mk

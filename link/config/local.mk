@@ -1,1 +1,19 @@
-# link/config/local.mk — filled in by its own issue
+# link/config/local.mk — libconfig files (issue 5): link options from
+# --config FILE and the proposed public config-file API; a convenience
+# library that link/local.mk links into libmqlink, and its tests.
+if HAVE_LIBCONFIG
+noinst_LTLIBRARIES += link/config/libmqconfig.la
+noinst_HEADERS += link/config/config_api.h link/config/config_int.h link/config/config_load.h
+link_config_libmqconfig_la_SOURCES = \
+	link/config/config.c \
+	link/config/config_load.c
+link_config_libmqconfig_la_CFLAGS = $(AM_CFLAGS) $(LIBCONFIG_CFLAGS)
+link_config_libmqconfig_la_LIBADD = $(LIBCONFIG_LIBS)
+
+check_PROGRAMS += link/config/config_test
+TESTS += link/config/config_test
+link_config_config_test_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests -I$(top_srcdir)/link/config
+link_config_config_test_CFLAGS = $(AM_CFLAGS) $(LIBCONFIG_CFLAGS)
+link_config_config_test_LDADD = link/config/libmqconfig.la kernel/libmkkernel.la \
+	tests/libmqtest.la $(LIBCONFIG_LIBS)
+endif

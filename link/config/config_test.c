@@ -1,0 +1,201 @@
+/* config_test.c — link options from a libconfig file (globals, per-name
+ * override, errors naming FILE:LINE) and the typed config-file getters. */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "config_api.h"
+#include "config_load.h"
+#include "testlib.h"
+
+static MkErrorC *err;
+
+static const char *
+write_cfg(const char *text)
+{
+    const char *file = mqt_temp_path("cfg");
+    FILE *f = fopen(file, "w");
+    MQT_CHECK(f != NULL);
+    fputs(text, f);
+    fclose(f);
+    return file;
+}
+
+/* argv joined with spaces, for one comparison per case. */
+static const char *
+joined(int argc, char **argv)
+{
+    static char buf[1024];
+    buf[0] = '\0';
+    for (int i = 0; i < argc; i++)
+        snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s", i ? " " : "", argv[i]);
+    return buf;
+}
+
+static void
+expect_options(const char *file, const char *name, const char *want)
+{
+    int argc = -1;
+    char **argv = NULL;
+    MQT_OK(mqi_config_load(file, name, &argc, &argv, err), MkErrorGetText(err));
+    MQT_CHECK(argv && argv[argc] == NULL);
+    MQT_CHECK_MSG(argv && !strcmp(joined(argc, argv), want), "%s: got '%s', want '%s'",
+                  name ? name : "(globals)", argv ? joined(argc, argv) : "", want);
+    mqi_config_argv_free(argv);
+}
+
+static const char sample[] =
+    "# globals\n"
+    "timeout = 30;\n"
+    "buffersize = 65536;\n"
+    "storage = \"/var/lib/app/calls.db\";\n"
+    "tcp = true;\n"
+    "port = 7777;\n"
+    "myclient: { timeout = 5; sync = \"full\"; };\n"
+    "quiet: { silent = true; tcp = false; uds = true; file = \"/tmp/s\"; sync = false; };\n";
+
+static void
+test_defaults_and_override(void)
+{
+    const char *file = write_cfg(sample);
+    expect_options(file, NULL,
+                   "--buffersize 65536 --timeout 30 --storage /var/lib/app/calls.db --tcp --port 7777");
+    expect_options(file, "myclient", "--buffersize 65536 --timeout 5 --storage "
+                                     "/var/lib/app/calls.db --sync full --tcp --port 7777");
+    expect_options(file, "quiet", "--buffersize 65536 --timeout 30 --silent --storage "
+                                  "/var/lib/app/calls.db --sync normal --uds --port 7777 "
+                                  "--file /tmp/s");
+    expect_options(file, "nosuchname",
+                   "--buffersize 65536 --timeout 30 --storage /var/lib/app/calls.db --tcp --port 7777");
+}
+
+/* The link's part is to put these before its command line; here only that
+ * the file gives plain options, no program name, ready to be put in front. */
+static void
+test_file_options_come_first(void)
+{
+    const char *file = write_cfg("timeout = 30;\n");
+    const char *cmdline[] = {"prog", "--timeout", "5"};
+    const char *all[8];
+    int argc = 0, n = 0;
+    char **argv = NULL;
+    MQT_OK(mqi_config_load(file, "prog", &argc, &argv, err), MkErrorGetText(err));
+    MQT_CHECK(argc == 2 && !strcmp(argv[0], "--timeout"));
+    all[n++] = cmdline[0];
+    for (int i = 0; i < argc; i++)
+        all[n++] = argv[i];
+    for (int i = 1; i < 3; i++)
+        all[n++] = cmdline[i];
+    MQT_CHECK(n == 5 && !strcmp(all[2], "30") && !strcmp(all[4], "5"));
+    mqi_config_argv_free(argv);
+}
+
+static void
+expect_error(const char *text, const char *name, const char *want)
+{
+    const char *file = write_cfg(text);
+    char full[1024];
+    int argc = 7;
+    char **argv = (char **)1;
+    snprintf(full, sizeof full, want, file);
+    MQT_CHECK(mqi_config_load(file, name, &argc, &argv, err) == MK_ERROR);
+    MQT_CHECK(argc == 0 && argv == NULL);
+    MQT_CHECK_MSG(strstr(MkErrorGetText(err), full), "error '%s' lacks '%s'",
+                  MkErrorGetText(err), full);
+}
+
+static void
+test_syntax_error(void)
+{
+    expect_error("timeout = 30;\nbuffersize = 1;\ntimeout = ;\n", NULL, "%s:3: ");
+    expect_error("a: { timeout = 1; \n", NULL, "%s:2: ");
+}
+
+static void
+test_unknown_key(void)
+{
+    expect_error("timeout = 30;\ntimout = 5;\n", NULL, "%s:2: unknown key 'timout'");
+    expect_error("x: {\n  timeout = 1;\n  bogus = 2;\n};\n", "other",
+                 "%s:3: unknown key 'bogus' in group 'x'");
+    expect_error("x: { y: { timeout = 1; }; };\n", "x", "%s:1: unknown key 'y' in group 'x'");
+    expect_error("timeout = \"30\";\n", NULL, "%s:1: 'timeout' must be an integer, not a string");
+    expect_error("sync = \"fast\";\n", NULL, "%s:1: 'sync' must be \"full\", \"normal\"");
+    expect_error("tcp = 1;\n", NULL, "%s:1: 'tcp' must be a boolean, not an integer");
+}
+
+static void
+test_missing_file(void)
+{
+    int argc;
+    char **argv;
+    MQT_CHECK(mqi_config_load("/nonexistent/app.cfg", NULL, &argc, &argv, err) == MK_ERROR);
+    MQT_CHECK(strstr(MkErrorGetText(err), "config file /nonexistent/app.cfg: No such file") !=
+              NULL);
+    MQT_CHECK(mqi_config_load("/tmp", NULL, &argc, &argv, err) == MK_ERROR);
+    MQT_CHECK(strstr(MkErrorGetText(err), "config file /tmp: Is a directory") != NULL);
+}
+
+static void
+test_typed_getters(void)
+{
+    const char *file = write_cfg("name = \"svc\";\ncount = 42;\nbig = 5000000000L;\n"
+                                 "on = true;\nratio = 0.25;\nsrv: { port = 8080; };\n");
+    MqConfigFileC *cfg = MqConfigFileCreate();
+    const char *s = NULL;
+    MK_I64 i = 0;
+    MK_BOL b = 0;
+    MK_DBL d = 0;
+    MQT_OK(MqConfigFileRead(cfg, file), MqConfigFileErrorGetText(cfg));
+    MQT_OK(MqConfigFileGetSTR(cfg, "name", NULL, &s), MqConfigFileErrorGetText(cfg));
+    MQT_CHECK(s && !strcmp(s, "svc"));
+    MQT_OK(MqConfigFileGetSTR(cfg, "missing", "dflt", &s), MqConfigFileErrorGetText(cfg));
+    MQT_CHECK(!strcmp(s, "dflt"));
+    MQT_OK(MqConfigFileGetI64(cfg, "big", 0, &i), MqConfigFileErrorGetText(cfg));
+    MQT_CHECK(i == 5000000000LL);
+    MQT_OK(MqConfigFileGetI64(cfg, "srv.port", 0, &i), MqConfigFileErrorGetText(cfg));
+    MQT_CHECK(i == 8080);
+    MQT_OK(MqConfigFileGetBOL(cfg, "on", 0, &b), MqConfigFileErrorGetText(cfg));
+    MQT_CHECK(b);
+    MQT_OK(MqConfigFileGetDBL(cfg, "ratio", 0, &d), MqConfigFileErrorGetText(cfg));
+    MQT_CHECK(d == 0.25);
+    MQT_OK(MqConfigFileGetDBL(cfg, "count", 0, &d), MqConfigFileErrorGetText(cfg));
+    MQT_CHECK(d == 42.0);
+    MQT_OK(MqConfigFileGetDBL(cfg, "srv.none", 1.5, &d), MqConfigFileErrorGetText(cfg));
+    MQT_CHECK(d == 1.5);
+    MQT_CHECK(MqConfigFileExists(cfg, "srv.port") && !MqConfigFileExists(cfg, "srv.host"));
+
+    char want[600];
+    MQT_CHECK(MqConfigFileGetI64(cfg, "name", 0, &i) == MK_ERROR);
+    snprintf(want, sizeof want, "%s:1: 'name' is a string, not an integer", file);
+    MQT_CHECK_MSG(!strcmp(MqConfigFileErrorGetText(cfg), want), "got '%s'",
+                  MqConfigFileErrorGetText(cfg));
+    MQT_CHECK(MqConfigFileErrorGetCode(cfg) == MK_ERR_TYPE);
+    MQT_CHECK(MqConfigFileGetI64(cfg, "ratio", 0, &i) == MK_ERROR);
+    MQT_CHECK(MqConfigFileGetBOL(cfg, "count", 0, &b) == MK_ERROR);
+    MQT_CHECK(MqConfigFileGetSTR(cfg, "srv", NULL, &s) == MK_ERROR);
+    MQT_CHECK(strstr(MqConfigFileErrorGetText(cfg), "is a group, not a string") != NULL);
+
+    MQT_CHECK(MqConfigFileRead(cfg, write_cfg("a = 1;\nb = ;\n")) == MK_ERROR);
+    MQT_CHECK(strstr(MqConfigFileErrorGetText(cfg), ":2: ") != NULL);
+    MQT_OK(MqConfigFileGetI64(cfg, "a", 7, &i), MqConfigFileErrorGetText(cfg));
+    MQT_CHECK(i == 7); /* a failed read leaves nothing behind */
+    MqConfigFileDelete(cfg);
+}
+
+static const mqt_case cases[] = {
+    {"globals and per-name override", test_defaults_and_override},
+    {"file options come first", test_file_options_come_first},
+    {"syntax error names file:line", test_syntax_error},
+    {"unknown key or wrong type names file:line", test_unknown_key},
+    {"missing file is a clear error", test_missing_file},
+    {"typed getters", test_typed_getters},
+    {NULL, NULL},
+};
+
+int
+main(int argc, char **argv)
+{
+    err = MkErrorCreate();
+    return mqt_main(argc, argv, cases);
+}

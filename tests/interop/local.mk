@@ -1,0 +1,48 @@
+# tests/interop/local.mk — every language's client against every language's
+# server over pipe, uds and tcp with the fork, spawn (and, for C/C++, thread)
+# start modes.  Included from wrappers/local.mk.
+INTEROP_MODES_PY = pipe uds-fork uds-spawn tcp-fork tcp-spawn
+INTEROP_MODES_C = pipe uds-fork uds-spawn uds-thread tcp-fork tcp-spawn tcp-thread
+INTEROP_ENV = LD_LIBRARY_PATH='$(abs_top_builddir)/link/.libs:$(abs_top_builddir)/kernel/.libs' \
+	PYTHONPATH='$(abs_top_builddir)/wrappers/python'; export LD_LIBRARY_PATH PYTHONPATH;
+EXTRA_DIST += tests/interop/pyserver.py tests/interop/pyclient.py tests/interop/run_matrix.sh
+
+check_PROGRAMS += tests/interop/cserver tests/interop/cclient
+tests_interop_cserver_LDADD = link/libmqlink.la kernel/libmkkernel.la
+tests_interop_cclient_LDADD = link/libmqlink.la kernel/libmkkernel.la -lm
+
+INTEROP_TESTS =
+if WITH_PYTHON
+INTEROP_TESTS += tests/interop/py-py.sh tests/interop/py-c.sh tests/interop/c-py.sh
+endif
+if WITH_CXX
+check_PROGRAMS += tests/interop/cxxserver
+tests_interop_cxxserver_SOURCES = tests/interop/cxxserver.cc
+tests_interop_cxxserver_CPPFLAGS = $(MQCXX_CPPFLAGS)
+tests_interop_cxxserver_LDADD = link/libmqlink.la kernel/libmkkernel.la
+INTEROP_TESTS += tests/interop/c-cxx.sh
+if WITH_PYTHON
+INTEROP_TESTS += tests/interop/py-cxx.sh
+endif
+endif
+TESTS += $(INTEROP_TESTS)
+nodist_check_SCRIPTS = $(INTEROP_TESTS)
+CLEANFILES += $(INTEROP_TESTS)
+
+# One generated driver per client-server pair: CLIENT SERVER MODES.
+INTEROP_RUN = $(SHELL) $(abs_top_srcdir)/tests/interop/run_matrix.sh
+tests/interop/py-py.sh: Makefile
+	$(AM_V_GEN)$(MKDIR_P) tests/interop && { echo '$(INTEROP_ENV)'; \
+	  echo 'exec $(INTEROP_RUN) "$(PYTHON) $(abs_top_srcdir)/tests/interop/pyclient.py" "$(PYTHON) $(abs_top_srcdir)/tests/interop/pyserver.py" "$(INTEROP_MODES_PY)"'; } > $@ && chmod +x $@
+tests/interop/py-c.sh: Makefile
+	$(AM_V_GEN)$(MKDIR_P) tests/interop && { echo '$(INTEROP_ENV)'; \
+	  echo 'exec $(INTEROP_RUN) "$(PYTHON) $(abs_top_srcdir)/tests/interop/pyclient.py" "$(abs_top_builddir)/tests/interop/cserver" "$(INTEROP_MODES_C)"'; } > $@ && chmod +x $@
+tests/interop/c-py.sh: Makefile
+	$(AM_V_GEN)$(MKDIR_P) tests/interop && { echo '$(INTEROP_ENV)'; \
+	  echo 'exec $(INTEROP_RUN) "$(abs_top_builddir)/tests/interop/cclient" "$(PYTHON) $(abs_top_srcdir)/tests/interop/pyserver.py" "$(INTEROP_MODES_PY)"'; } > $@ && chmod +x $@
+tests/interop/c-cxx.sh: Makefile
+	$(AM_V_GEN)$(MKDIR_P) tests/interop && { echo '$(INTEROP_ENV)'; \
+	  echo 'exec $(INTEROP_RUN) "$(abs_top_builddir)/tests/interop/cclient" "$(abs_top_builddir)/tests/interop/cxxserver" "$(INTEROP_MODES_C)"'; } > $@ && chmod +x $@
+tests/interop/py-cxx.sh: Makefile
+	$(AM_V_GEN)$(MKDIR_P) tests/interop && { echo '$(INTEROP_ENV)'; \
+	  echo 'exec $(INTEROP_RUN) "$(PYTHON) $(abs_top_srcdir)/tests/interop/pyclient.py" "$(abs_top_builddir)/tests/interop/cxxserver" "$(INTEROP_MODES_C)"'; } > $@ && chmod +x $@

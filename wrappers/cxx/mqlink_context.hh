@@ -1,0 +1,78 @@
+// mqlink_context.hh — the parts of the C++ runtime that need the complete
+// MqContextC: calls from the library into C++ and the instance factory.
+// Included at the end of mqlink.hh.
+#ifndef MQLINK_CONTEXT_HH
+#define MQLINK_CONTEXT_HH
+
+#include <cstdio>
+
+namespace mqlink {
+namespace detail {
+
+/// The object of ctx; a context the library made without our factory gets a
+/// library-owned MqContextC.
+inline MqContextC *context_of(::MqContextC *ctx)
+{
+    if (!ctx)
+        return nullptr;
+    if (void *u = MqContextGetUserData(ctx))
+        return static_cast<MqContextC *>(static_cast<ContextCore *>(u));
+    return new MqContextC(adopt_t{}, ctx);
+}
+
+/// Run fn; an exception becomes ctx's error so the caller receives its text.
+inline MkErrorE run(::MqContextC *ctx, const MqCallbackF &fn, Scope scope)
+{
+    const char *text = "unknown C++ exception";
+    MK_I32 code = MK_ERR_GENERIC;
+    std::string keep;
+    try {
+        fn(*context_of(ctx));
+        return MK_OK;
+    } catch (const MkExceptionC &e) {
+        keep = e.text();
+        code = e.code();
+        text = keep.c_str();
+    } catch (const std::exception &e) {
+        keep = e.what();
+        text = keep.c_str();
+    } catch (...) {
+    }
+    if (scope == Scope::once) { // nobody to hand a call callback's error to
+        std::fprintf(stderr, "mqlink: exception in a callback: %s\n", text);
+        return MK_ERROR;
+    }
+    return MqErrorSet(ctx, code, "%s", text);
+}
+
+inline MkErrorE cb_call(::MqContextC *ctx, void *data)
+{
+    Callback *cb = static_cast<Callback *>(data);
+    return run(ctx, cb->fn, cb->scope);
+}
+
+template <class T>
+::MqContextC *factory(::MqContextC *tmpl, void *)
+{
+    try {
+        T *inst = new T();
+        inst->SetLibraryOwned();
+        return inst->Ptr();
+    } catch (const std::exception &e) {
+        MqErrorSet(tmpl, MK_ERR_GENERIC, "factory: %s", e.what());
+    }
+    return nullptr;
+}
+
+template <class T>
+void set_server_setup(::MqContextC *ctx, MqCallbackF setup)
+{
+    MqConfigSetServerSetup(ctx, cb_call, cb_new(nullptr, std::move(setup), Scope::notified),
+                           cb_free);
+    MqConfigSetFactory(ctx, factory<T>, nullptr, nullptr);
+}
+
+} // namespace detail
+} // namespace mqlink
+
+#endif // MQLINK_CONTEXT_HH

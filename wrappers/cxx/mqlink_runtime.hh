@@ -1,0 +1,254 @@
+// mqlink_runtime.hh — the hand-written part of the C++ binding: the
+// exception, handles with RAII ownership, argument helpers and the callback
+// machinery.  mqlink.hh (generated) includes it; include mqlink.hh only.
+#ifndef MQLINK_RUNTIME_HH
+#define MQLINK_RUNTIME_HH
+
+#include <mqlink.h>
+
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace mqlink {
+
+class MqContextC;
+
+/// A service, server setup or call callback: runs with the context the call
+/// arrived on (a server instance).
+using MqCallbackF = std::function<void(MqContextC &)>;
+
+/// An mqlink call failed (or a service wants to fail): text and code.
+class MkExceptionC : public std::exception {
+  public:
+    explicit MkExceptionC(std::string text, MK_I32 code = MK_ERR_USER)
+        : text_(std::move(text)), code_(code) {}
+    const char *what() const noexcept override { return text_.c_str(); }
+    const std::string &text() const noexcept { return text_; }
+    MK_I32 code() const noexcept { return code_; }
+
+  private:
+    std::string text_;
+    MK_I32 code_;
+};
+
+/// Binary data passed in: a borrowed (pointer, size) made from a byte
+/// vector, a string or a raw pair.
+struct MkBinaryR {
+    const void *data;
+    size_t size;
+    MkBinaryR(const void *d, size_t n) : data(d), size(n) {}
+    MkBinaryR(const std::vector<uint8_t> &v) : data(v.data()), size(v.size()) {}
+    MkBinaryR(const std::string &s) : data(s.data()), size(s.size()) {}
+};
+
+namespace detail {
+
+inline std::string str(const char *s) { return s ? std::string(s) : std::string(); }
+
+inline std::vector<uint8_t> bin(const void *d, size_t n)
+{
+    const uint8_t *p = static_cast<const uint8_t *>(d);
+    return std::vector<uint8_t>(p, p + n);
+}
+
+/// Kernel calls leave their reason in the thread's kernel error.
+inline MkErrorE check_kernel(MkErrorE rc)
+{
+    if (rc == MK_ERROR) {
+        MkErrorC *e = MkErrorDEFAULT();
+        MkExceptionC x(MkErrorGetText(e), MkErrorGetCode(e));
+        MkErrorReset(e);
+        throw x;
+    }
+    return rc;
+}
+
+/// Link calls leave their reason on the context.
+inline MkErrorE check_ctx(::MqContextC *ctx, MkErrorE rc)
+{
+    if (rc == MK_ERROR) {
+        MkExceptionC x(MqErrorGetText(ctx), MqErrorGetCode(ctx));
+        MqErrorReset(ctx);
+        throw x;
+    }
+    return rc;
+}
+
+/// argv for MqLinkCreate, borrowed from the strings for the call.
+class Argv {
+  public:
+    explicit Argv(const std::vector<std::string> &args)
+    {
+        for (const auto &a : args)
+            v_.push_back(a.c_str());
+        v_.push_back(nullptr);
+    }
+    int argc() const { return static_cast<int>(v_.size() - 1); }
+    const char **argv() { return v_.data(); }
+
+  private:
+    std::vector<const char *> v_;
+};
+
+struct adopt_t {};
+
+/// A kernel object: owned objects are freed by the destructor, thread-owned
+/// ones (CreateTLS) never.  Move-only.
+template <class Self, class C, C *(*Create)(), void (*Free)(C *)>
+class Handle {
+  public:
+    Handle() : p_(Create()), owned_(true) { check_kernel(p_ ? MK_OK : MK_ERROR); }
+    Handle(adopt_t, C *p, bool owned) : p_(p), owned_(owned) {}
+    Handle(Handle &&o) noexcept : p_(o.p_), owned_(o.owned_) { o.p_ = nullptr; }
+    Handle &operator=(Handle &&o) noexcept
+    {
+        if (this != &o) {
+            Release();
+            p_ = o.p_;
+            owned_ = o.owned_;
+            o.p_ = nullptr;
+        }
+        return *this;
+    }
+    Handle(const Handle &) = delete;
+    Handle &operator=(const Handle &) = delete;
+    ~Handle() { Release(); }
+
+    /// Wrap a C object (owned: freed with this handle); NULL raises.
+    static Self Adopt(C *p, bool owned = true)
+    {
+        if (!p)
+            check_kernel(MK_ERROR);
+        return Self(adopt_t{}, p, owned);
+    }
+    /// The C object (borrowed).
+    C *Ptr() const
+    {
+        if (!p_)
+            throw MkExceptionC("the object was deleted", MK_ERR_ARGUMENT);
+        return p_;
+    }
+
+  protected:
+    void Release()
+    {
+        if (p_ && owned_)
+            Free(p_);
+        p_ = nullptr;
+    }
+
+  private:
+    C *p_;
+    bool owned_;
+};
+
+enum class Scope { notified, once };
+
+struct Callback {
+    MqCallbackF fn;
+    Scope scope;
+};
+
+inline void *cb_new(void *, MqCallbackF fn, Scope scope) { return new Callback{std::move(fn), scope}; }
+inline void cb_free(void *data) { delete static_cast<Callback *>(data); }
+MkErrorE cb_call(::MqContextC *ctx, void *data);
+MqContextC *context_of(::MqContextC *ctx);
+
+/// A context and its C context point at each other; the destroy callback
+/// clears the pointer whoever deletes the C context.  Server instances made
+/// by the factory belong to the library, which deletes the object with it.
+class ContextCore {
+  public:
+    ContextCore() : ctx_(MqContextCreate())
+    {
+        if (!ctx_)
+            throw std::bad_alloc();
+        attach();
+    }
+    ContextCore(adopt_t, ::MqContextC *ctx) : ctx_(ctx), lib_owned_(true) { attach(); }
+    ContextCore(const ContextCore &) = delete;
+    ContextCore &operator=(const ContextCore &) = delete;
+    virtual ~ContextCore()
+    {
+        if (ctx_) {
+            MqContextSetDestroyCallback(ctx_, nullptr, nullptr);
+            MqContextSetUserData(ctx_, nullptr);
+            MqContextDelete(ctx_);
+        }
+    }
+    /// The C context (borrowed).
+    ::MqContextC *Ptr() const
+    {
+        if (!ctx_)
+            throw MkExceptionC("the context was deleted", MK_ERR_ARGUMENT);
+        return ctx_;
+    }
+    /// Hand the object to the library (a factory-made server instance).
+    void SetLibraryOwned() { lib_owned_ = true; }
+
+  protected:
+    void Release()
+    {
+        if (ctx_)
+            MqContextDelete(ctx_); // destroyed() clears ctx_
+    }
+
+  private:
+    void attach()
+    {
+        MqContextSetUserData(ctx_, this);
+        MqContextSetDestroyCallback(ctx_, &ContextCore::destroyed, this);
+    }
+    static void destroyed(::MqContextC *ctx, void *data)
+    {
+        ContextCore *self = static_cast<ContextCore *>(data);
+        MqContextSetUserData(ctx, nullptr);
+        self->ctx_ = nullptr;
+        if (self->lib_owned_)
+            delete self;
+    }
+
+    ::MqContextC *ctx_;
+    bool lib_owned_ = false;
+};
+
+template <class T>
+MqCallbackF method_callback(void (T::*fn)())
+{
+    return [fn](MqContextC &c) { (static_cast<T &>(c).*fn)(); };
+}
+
+/// Each new server instance is a new T (made by the factory) whose setup is
+/// the same member function.
+template <class T>
+void set_server_setup(::MqContextC *ctx, MqCallbackF setup);
+
+} // namespace detail
+
+/// Members of MqContextC that are templates or overloads of generated ones.
+#define MQLINK_CONTEXT_MEMBERS(C)                                                   \
+    /** Register a member function of the user's class as the service. */          \
+    template <class T>                                                              \
+    void ServiceCreate(const std::string &token, void (T::*fn)())                   \
+    {                                                                               \
+        ServiceCreate(token, detail::method_callback<T>(fn));                       \
+    }                                                                               \
+    /** Every new server instance is a new T whose setup member fn runs. */         \
+    template <class T>                                                              \
+    void ConfigSetServerSetup(void (T::*fn)())                                      \
+    {                                                                               \
+        detail::set_server_setup<T>(Ptr(), detail::method_callback<T>(fn));         \
+    }                                                                               \
+    /** Every new server instance is a new C on which setup runs. */                \
+    void ConfigSetServerSetup(MqCallbackF setup)                                    \
+    {                                                                               \
+        detail::set_server_setup<C>(Ptr(), std::move(setup));                       \
+    }
+
+} // namespace mqlink
+
+#endif // MQLINK_RUNTIME_HH

@@ -1,0 +1,135 @@
+// generated from wrappers/gen/golden/sample.api by wrappers/gen/mqgen.py — do not edit
+// sample: C++ binding (header-only; runtime in mqlink_runtime.hh).
+#ifndef MQLINK_HH
+#define MQLINK_HH
+
+#include <mqlink.h>
+
+#include "mqlink_runtime.hh"
+
+namespace mqlink {
+
+constexpr int kMQ_TIMEOUT_DEFAULT = MQ_TIMEOUT_DEFAULT; // use the context's --timeout
+
+/// The name of an item type.
+inline std::string MkTypeName(MkTypeE type) {
+    auto r = ::MkTypeName(type);
+    return detail::str(r);
+}
+
+/// One typed value.
+class MkBufferC : public detail::Handle<MkBufferC, ::MkBufferC, ::MkBufferCreate, ::MkBufferDelete> {
+  public:
+    using Handle::Handle;
+    /// Create an empty buffer.
+    static MkBufferC Create() {
+        return MkBufferC::Adopt(::MkBufferCreate(), true);
+    }
+    /// Free the buffer.
+    void Delete() {
+        Release();
+    }
+    /// Store a copy of the bytes.
+    void SetBIN(MkBinaryR v) {
+        detail::check_kernel(::MkBufferSetBIN(Ptr(), v.data, v.size));
+    }
+    /// The value as I8.
+    MK_I8 GetI8() {
+        MK_I8 v{};
+        detail::check_kernel(::MkBufferGetI8(Ptr(), &v));
+        return v;
+    }
+    /// The value as text.
+    std::string GetSTR() {
+        const char *v = nullptr;
+        detail::check_kernel(::MkBufferGetSTR(Ptr(), &v));
+        return detail::str(v);
+    }
+};
+
+/// An array of typed values.
+class MkBufferListC : public detail::Handle<MkBufferListC, ::MkBufferListC, ::MkBufferListCreate, ::MkBufferListDelete> {
+  public:
+    using Handle::Handle;
+    /// Create an empty list.
+    static MkBufferListC Create() {
+        return MkBufferListC::Adopt(::MkBufferListCreate(), true);
+    }
+    /// The thread's list called name.
+    static MkBufferListC CreateTLS(const std::string & name) {
+        return MkBufferListC::Adopt(::MkBufferListCreateTLS(name.c_str()), false);
+    }
+    /// The value at index i.
+    MkBufferC IndexGet(MK_I32 i) {
+        auto r = ::MkBufferListIndexGet(Ptr(), i);
+        if (!r) detail::check_kernel(MK_ERROR);
+        return MkBufferC::Adopt(::MkBufferDup(r));
+    }
+};
+
+/// One end of a link.
+class MqContextC : public detail::ContextCore {
+  public:
+    using detail::ContextCore::ContextCore;
+    MQLINK_CONTEXT_MEMBERS(MqContextC)
+    /// Free the context.
+    void Delete() {
+        Release();
+    }
+    /// Open the link.
+    void LinkCreate(const std::vector<std::string> & argv) {
+        detail::Argv argv_v(argv);
+        detail::check_ctx(Ptr(), ::MqLinkCreate(Ptr(), argv_v.argc(), argv_v.argv()));
+    }
+    /// Register a service.
+    void ServiceCreate(const std::string & token, MqCallbackF fn) {
+        void *fn_d = detail::cb_new(this, std::move(fn), detail::Scope::notified);
+        detail::check_ctx(Ptr(), ::MqServiceCreate(Ptr(), token.c_str(), detail::cb_call, fn_d, detail::cb_free));
+    }
+    /// Serve events.
+    bool ProcessEvent(MqWaitE wait = MQ_WAIT_NO, MK_I64 timeout_ms = MQ_TIMEOUT_DEFAULT) {
+        return detail::check_ctx(Ptr(), ::MqProcessEvent(Ptr(), wait, timeout_ms)) == MK_OK;
+    }
+    /// The running service's token.
+    std::string ServiceGetToken() {
+        auto r = ::MqServiceGetToken(Ptr());
+        if (!r) return std::string();
+        return detail::str(r);
+    }
+    /// Append an I8.
+    void SendI8(MK_I8 v) {
+        detail::check_ctx(Ptr(), ::MqSendI8(Ptr(), v));
+    }
+    /// The next item as bytes.
+    std::vector<uint8_t> ReadBIN() {
+        const void *v = nullptr;
+        size_t v_size = 0;
+        detail::check_ctx(Ptr(), ::MqReadBIN(Ptr(), &v, &v_size));
+        return detail::bin(v, v_size);
+    }
+    /// The next item as a buffer.
+    MkBufferC ReadBUF() {
+        ::MkBufferC *v = nullptr;
+        detail::check_ctx(Ptr(), ::MqReadBUF(Ptr(), &v));
+        return MkBufferC::Adopt(::MkBufferDup(v));
+    }
+    /// Move the next item.
+    void ProxyItem(MqContextC & to) {
+        detail::check_ctx(Ptr(), ::MqProxyItem(Ptr(), to.Ptr()));
+    }
+    /// The parent.
+    MqContextC * LinkGetParent() {
+        auto r = ::MqLinkGetParent(Ptr());
+        return detail::context_of(r);
+    }
+    /// Set the error.
+    void ErrorSet(MK_I32 code, const std::string & text) {
+        ::MqErrorSet(Ptr(), code, "%s", text.c_str());
+    }
+};
+
+} // namespace mqlink
+
+#include "mqlink_context.hh"
+
+#endif // MQLINK_HH

@@ -1,0 +1,236 @@
+/* callback.c — calls from the library into Python: services, the server
+ * setup, call callbacks and the factory that makes each server instance a new
+ * object of the user's class.
+ *
+ * The blocking calls run without the interpreter lock, so every entry from C
+ * takes it first (PyGILState_Ensure also works when the library calls in
+ * while the lock is held, and from a thread Python has never seen).
+ *
+ * Calling convention (the same for services, setup and callbacks): a bound
+ * method of an MqContextC is called without arguments, its self is the
+ * context; any other callable gets the context as its one argument.  A
+ * Python exception becomes the context's error (code and text of an
+ * MkExceptionC, "TypeName: text" otherwise), so the caller on the other side
+ * of the link receives the text. */
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+
+#include "module.h"
+
+typedef struct {
+    PyObject *callable;
+    int scope;
+} mqpy_cb;
+
+/* Set in the child of a fork the library made (atfork handler, async-signal
+ * safe); the next entry from C then lets CPython repair its state. */
+static volatile sig_atomic_t forked;
+
+static void
+on_fork_child(void)
+{
+    forked = 1;
+}
+
+int
+mqpy_callback_init(void)
+{
+    static int done;
+    if (!done && pthread_atfork(NULL, NULL, on_fork_child) == 0)
+        done = 1;
+    return done;
+}
+
+static PyGILState_STATE
+enter(void)
+{
+    PyGILState_STATE g = PyGILState_Ensure();
+    if (forked) {
+        forked = 0;
+        PyOS_AfterFork_Child();
+    }
+    return g;
+}
+
+/* The wrapper object of ctx (borrowed); for a context the library made
+ * without our factory, a new MqContextC that does not own it. */
+static PyObject *
+object_of(MqContextC *ctx, PyObject *any)
+{
+    PyObject *o = MqContextGetUserData(ctx);
+    if (o)
+        return o;
+    o = mqpy_new_MqContextC(any, ctx, 0);
+    if (o)
+        ((mqpy_MqContextC *)o)->lib_ref = 1; /* released by the destroy callback */
+    return o;
+}
+
+/* The Python exception in progress as ctx's error. */
+static MkErrorE
+error_to_ctx(MqContextC *ctx)
+{
+    PyObject *type, *value, *tb, *text = NULL, *code = NULL;
+    MK_I32 c = MK_ERR_GENERIC;
+
+    PyErr_Fetch(&type, &value, &tb);
+    PyErr_NormalizeException(&type, &value, &tb);
+    if (MkLogGetLevel() >= MK_LOG_DEBUG) {
+        PyErr_Restore(Py_XNewRef(type), Py_XNewRef(value), Py_XNewRef(tb));
+        PyErr_Print();
+    }
+    if (value && (code = PyObject_GetAttrString(value, "code")) && PyLong_Check(code))
+        c = (MK_I32)PyLong_AsLong(code);
+    PyErr_Clear();
+    if (value && code && PyLong_Check(code))
+        text = PyObject_Str(value);
+    else if (value)
+        text = PyUnicode_FromFormat("%s: %S", ((PyTypeObject *)type)->tp_name, value);
+    if (!text)
+        PyErr_Clear();
+    MqErrorSet(ctx, c, "%s", text ? PyUnicode_AsUTF8(text) : "python error");
+    PyErr_Clear();
+    Py_XDECREF(text);
+    Py_XDECREF(code);
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(tb);
+    return MK_ERROR;
+}
+
+static PyObject *
+call(PyObject *callable, PyObject *inst)
+{
+    if (PyMethod_Check(callable) && mqpy_is_context(PyMethod_GET_SELF(callable)))
+        return PyObject_CallNoArgs(callable);
+    return PyObject_CallOneArg(callable, inst);
+}
+
+void *
+mqpy_cb_new(PyObject *self, PyObject *callable, int scope, const char *fn)
+{
+    mqpy_cb *cb;
+    if (!PyCallable_Check(callable)) {
+        PyErr_Format(PyExc_TypeError, "%s: %.100s object is not callable", fn,
+                     Py_TYPE(callable)->tp_name);
+        return NULL;
+    }
+    if (!(cb = malloc(sizeof *cb)))
+        return PyErr_NoMemory();
+    Py_INCREF(callable);
+    cb->callable = callable;
+    cb->scope = scope;
+    return cb;
+}
+
+MkErrorE
+mqpy_cb_call(MqContextC *ctx, void *data)
+{
+    mqpy_cb *cb = data;
+    PyGILState_STATE g = enter();
+    PyObject *inst = object_of(ctx, cb->callable), *r = NULL;
+    MkErrorE rc;
+
+    if (inst)
+        r = call(cb->callable, inst);
+    if (r)
+        rc = MK_OK;
+    else if (cb->scope == MQPY_SCOPE_ONCE) {
+        /* The library has no one to hand a call callback's error to: report
+         * it the way Python reports exceptions it cannot raise. */
+        PyErr_WriteUnraisable(cb->callable);
+        rc = MK_ERROR;
+    } else
+        rc = error_to_ctx(ctx);
+    Py_XDECREF(r);
+    PyGILState_Release(g);
+    return rc;
+}
+
+void
+mqpy_cb_free(void *data)
+{
+    mqpy_cb *cb = data;
+    PyGILState_STATE g;
+
+    if (!cb)
+        return;
+    g = PyGILState_Ensure();
+    Py_DECREF(cb->callable);
+    PyGILState_Release(g);
+    free(cb);
+}
+
+/* ------------------------------------------------- server setup and factory */
+
+/* The setup of a new instance: a setup that is a bound method of another
+ * context (the template) runs as the same-named method of the instance. */
+static MkErrorE
+setup_call(MqContextC *ctx, void *data)
+{
+    mqpy_cb *cb = data;
+    PyGILState_STATE g = enter();
+    PyObject *inst = object_of(ctx, cb->callable), *r = NULL;
+    MkErrorE rc;
+
+    if (inst) {
+        PyObject *owner = PyMethod_Check(cb->callable) ? PyMethod_GET_SELF(cb->callable) : NULL;
+        if (owner && mqpy_is_context(owner) && owner != inst) {
+            PyObject *fn = PyMethod_GET_FUNCTION(cb->callable);
+            PyObject *name = PyObject_GetAttrString(fn, "__name__");
+            PyObject *meth = name ? PyObject_GetAttr(inst, name) : NULL;
+            if (meth)
+                r = PyObject_CallNoArgs(meth);
+            Py_XDECREF(meth);
+            Py_XDECREF(name);
+        } else {
+            r = call(cb->callable, inst);
+        }
+    }
+    rc = r ? MK_OK : error_to_ctx(ctx);
+    Py_XDECREF(r);
+    PyGILState_Release(g);
+    return rc;
+}
+
+/* A new object of the template's class; its C context goes to the library,
+ * which holds a reference to the object until it deletes the context. */
+static MqContextC *
+factory(MqContextC *tmpl, void *data)
+{
+    PyGILState_STATE g = enter();
+    PyObject *t = MqContextGetUserData(tmpl), *inst;
+    MqContextC *ctx = NULL;
+
+    if (!t) {
+        ctx = MqContextCreate();
+    } else if ((inst = PyObject_CallNoArgs((PyObject *)Py_TYPE(t)))) {
+        mqpy_MqContextC *o = (mqpy_MqContextC *)inst;
+        if ((ctx = o->obj))
+            o->lib_ref = 1; /* the reference from CallNoArgs */
+        else
+            Py_DECREF(inst);
+    } else {
+        error_to_ctx(tmpl);
+    }
+    PyGILState_Release(g);
+    return ctx;
+}
+
+PyObject *
+mqpy_rt_MqContextC_ConfigSetServerSetup(mqpy_MqContextC *self, PyObject *const *args,
+                                        Py_ssize_t nargs)
+{
+    void *cb;
+    if (!self->obj)
+        return mqpy_deleted((PyObject *)self, "ConfigSetServerSetup");
+    if (!mqpy_check_nargs("ConfigSetServerSetup", nargs, 1, 1))
+        return NULL;
+    if (!(cb = mqpy_cb_new((PyObject *)self, args[0], MQPY_SCOPE_NOTIFIED,
+                           "ConfigSetServerSetup")))
+        return NULL;
+    MqConfigSetServerSetup(self->obj, setup_call, cb, mqpy_cb_free);
+    MqConfigSetFactory(self->obj, factory, NULL, NULL);
+    Py_RETURN_NONE;
+}

@@ -1,0 +1,31 @@
+/* module.h — shared by the hand-written runtime files of the Python binding:
+ * the module state and type checks.  The generated glue sees runtime.h only. */
+#ifndef MQPY_MODULE_H
+#define MQPY_MODULE_H
+
+#include "runtime.h"
+
+/* Per-module state instead of static globals (one per interpreter). */
+typedef struct {
+    PyTypeObject *MkBufferC;
+    PyTypeObject *MkBufferStreamC;
+    PyTypeObject *MkBufferListC;
+    PyTypeObject *MqContextC;
+    PyObject *MkExceptionC;
+} mqpy_state;
+
+extern PyModuleDef mqpy_module_def;
+
+/* The state of the module that defined obj's type (obj may be a type);
+ * NULL with an exception set when there is none. */
+mqpy_state *mqpy_state_of(PyObject *obj);
+/* Type checks that need no state (they compare the C implementation). */
+int mqpy_is_buffer(PyObject *o);
+int mqpy_is_context(PyObject *o);
+
+/* Context lifetime (runtime.c): the destroy callback every context gets. */
+void mqpy_ctx_destroyed(MqContextC *ctx, void *data);
+/* Start the hand-written callback machinery (callback.c). */
+int mqpy_callback_init(void);
+
+#endif

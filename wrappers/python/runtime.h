@@ -1,0 +1,115 @@
+/* runtime.h — the hand-written part of the Python binding: object layouts,
+ * argument conversion, exceptions, callbacks into Python and server-instance
+ * creation.  The generated glue (gen/glue.c) calls only what is declared
+ * here and the C API itself. */
+#ifndef MQPY_RUNTIME_H
+#define MQPY_RUNTIME_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <mqlink.h>
+
+/* A kernel object; owned == 0 for thread-owned (CreateTLS) objects. */
+typedef struct {
+    PyObject_HEAD
+    MkBufferC *obj;
+    int owned;
+} mqpy_MkBufferC;
+
+typedef struct {
+    PyObject_HEAD
+    MkBufferStreamC *obj;
+    int owned;
+} mqpy_MkBufferStreamC;
+
+typedef struct {
+    PyObject_HEAD
+    MkBufferListC *obj;
+    int owned;
+} mqpy_MkBufferListC;
+
+/* A context.  The C context's user data points back here (borrowed); obj is
+ * cleared by the context's destroy callback, whoever deletes it.  A server
+ * instance made by the factory is owned by the library, which then holds one
+ * reference to this object (lib_ref) until it deletes the context. */
+typedef struct {
+    PyObject_HEAD
+    MqContextC *obj;
+    int lib_ref;
+} mqpy_MqContextC;
+
+typedef struct {
+    const char *name;
+    long value;
+} mqpy_const;
+
+/* How long the library keeps a callback: for the registration's lifetime
+ * (services, setup) or for one call (SendEND_AND_CALLBACK). */
+enum { MQPY_SCOPE_NOTIFIED = 1, MQPY_SCOPE_ONCE = 2 };
+
+/* Generated tables (gen/glue.c). */
+extern const mqpy_const mqpy_consts[];
+extern PyMethodDef mqpy_module_methods[];
+extern PyMethodDef mqpy_MkBufferC_methods[];
+extern PyMethodDef mqpy_MkBufferStreamC_methods[];
+extern PyMethodDef mqpy_MkBufferListC_methods[];
+extern PyMethodDef mqpy_MqContextC_methods[];
+
+/* Arguments: each returns 0 with a Python exception set on failure; fn is
+ * the method name used in the message ("SendI8: 300 out of range for I8"). */
+int mqpy_check_nargs(const char *fn, Py_ssize_t nargs, Py_ssize_t min, Py_ssize_t max);
+int mqpy_to_I8(PyObject *o, MK_I8 *v, const char *fn);
+int mqpy_to_I16(PyObject *o, MK_I16 *v, const char *fn);
+int mqpy_to_I32(PyObject *o, MK_I32 *v, const char *fn);
+int mqpy_to_I64(PyObject *o, MK_I64 *v, const char *fn);
+int mqpy_to_FLT(PyObject *o, MK_FLT *v, const char *fn);
+int mqpy_to_DBL(PyObject *o, MK_DBL *v, const char *fn);
+int mqpy_to_BOL(PyObject *o, MK_BOL *v, const char *fn);
+int mqpy_to_WAIT(PyObject *o, MqWaitE *v, const char *fn);
+int mqpy_to_TYPE(PyObject *o, MkTypeE *v, const char *fn);
+/* The UTF-8 text of a str, borrowed from o (no embedded NUL). */
+int mqpy_to_STR(PyObject *o, const char **v, const char *fn);
+/* A str of exactly 4 characters. */
+int mqpy_to_TOKEN(PyObject *o, const char **v, const char *fn);
+/* Any bytes-like object; release the view with PyBuffer_Release. */
+int mqpy_to_BIN(PyObject *o, Py_buffer *view, const char *fn);
+int mqpy_to_BUF(PyObject *self, PyObject *o, MkBufferC **v, const char *fn);
+int mqpy_to_CTX(PyObject *self, PyObject *o, MqContextC **v, const char *fn);
+/* A sequence of str as a NULL-terminated argv of copies; mqpy_argv_free it. */
+int mqpy_to_ARGV(PyObject *o, int *argc, char ***argv, const char *fn);
+void mqpy_argv_free(int argc, char **argv);
+
+/* Results: new references. */
+PyObject *mqpy_from_STR(const char *s);
+/* A new MkBufferC holding a copy of buf (buf is borrowed from a stream or context). */
+PyObject *mqpy_from_BUF(PyObject *self, MkBufferC *buf);
+/* The wrapper object of ctx, or None. */
+PyObject *mqpy_from_CTX(MqContextC *ctx);
+
+/* Errors: raise MkExceptionC and return NULL. */
+PyObject *mqpy_raise_kernel(PyObject *self);
+PyObject *mqpy_raise_ctx(PyObject *self, MqContextC *ctx);
+PyObject *mqpy_deleted(PyObject *self, const char *fn);
+
+/* Wrap a new C object (owned: the wrapper frees it); NULL raises. */
+PyObject *mqpy_new_MkBufferC(PyObject *cls_or_obj, MkBufferC *p, int owned);
+PyObject *mqpy_new_MkBufferStreamC(PyObject *cls_or_obj, MkBufferStreamC *p, int owned);
+PyObject *mqpy_new_MkBufferListC(PyObject *cls_or_obj, MkBufferListC *p, int owned);
+PyObject *mqpy_new_MqContextC(PyObject *cls_or_obj, MqContextC *p, int owned);
+/* Delete (the dtor of each class): frees the C object once. */
+void mqpy_delete_MkBufferC(mqpy_MkBufferC *self);
+void mqpy_delete_MkBufferStreamC(mqpy_MkBufferStreamC *self);
+void mqpy_delete_MkBufferListC(mqpy_MkBufferListC *self);
+void mqpy_delete_MqContextC(mqpy_MqContextC *self);
+
+/* Callbacks: data for the C registration (holds a reference to callable). */
+void *mqpy_cb_new(PyObject *self, PyObject *callable, int scope, const char *fn);
+MkErrorE mqpy_cb_call(MqContextC *ctx, void *data);
+void mqpy_cb_free(void *data);
+
+/* Hand-written methods named in the description. */
+PyObject *mqpy_rt_MqContextC_ConfigSetServerSetup(mqpy_MqContextC *self, PyObject *const *args,
+                                                  Py_ssize_t nargs);
+
+#endif
