@@ -74,6 +74,7 @@ mqi_conn_free(mqi_conn *c)
     free(c->rbuf.p);
     free(c->wbuf.p);
     free(c->ctx);
+    free(c->peer_id);
     MkErrorDelete(c->err);
     free(c);
 }
@@ -140,6 +141,14 @@ MkErrorE
 mqi_conn_flush(mqi_conn *c)
 {
     mqi_bytes *b = &c->wbuf;
+    if (b->off == b->len) {
+        b->off = b->len = 0;
+        return MK_OK;
+    }
+    /* Nothing stored leaves before it is committed: one commit for all the
+     * persistent calls and answers in this buffer (group commit). */
+    if (mqi_persist_commit(c) != MK_OK)
+        return MK_ERROR;
     MK_I64 deadline = c->timeout_ms < 0 ? -1 : mqi_now_ms() + c->timeout_ms;
     while (b->off < b->len) {
         ssize_t n = send(c->fd, b->p + b->off, b->len - b->off, MSG_DONTWAIT | MSG_NOSIGNAL);
@@ -217,16 +226,21 @@ mqi_conn_recv_preamble(mqi_conn *c, MK_I64 timeout_ms)
 }
 
 MkErrorE
-mqi_conn_write_frame(mqi_conn *c, mqi_hdr *h, const MkBufferStreamC *body)
+mqi_conn_write_raw(mqi_conn *c, const mqi_hdr *h, const void *body)
 {
     unsigned char hdr[MQI_HDR_SIZE];
-    h->items = body ? (uint32_t)body->count : 0;
-    h->len = body ? (uint32_t)body->len : 0;
     mqi_hdr_encode(hdr, h);
-    if (write_all(c, hdr, sizeof hdr) != MK_OK ||
-        (h->len && write_all(c, body->data, h->len) != MK_OK))
+    if (write_all(c, hdr, sizeof hdr) != MK_OK || (h->len && write_all(c, body, h->len) != MK_OK))
         return MK_ERROR;
     return c->wbuf.len >= c->flush_at ? mqi_conn_flush(c) : MK_OK;
+}
+
+MkErrorE
+mqi_conn_write_frame(mqi_conn *c, mqi_hdr *h, const MkBufferStreamC *body)
+{
+    h->items = body ? (uint32_t)body->count : 0;
+    h->len = body ? (uint32_t)body->len : 0;
+    return mqi_conn_write_raw(c, h, body ? body->data : NULL);
 }
 
 MkErrorE

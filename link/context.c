@@ -42,6 +42,9 @@ MqContextDelete(MqContextC *ctx)
         fn(ctx, ctx->destroy_data);
     }
     MqLinkDelete(ctx);
+    mqi_persist_close(ctx);
+    if (ctx->txn_handler.free)
+        ctx->txn_handler.free(ctx->txn_handler.data);
     for (int i = 0; i < ctx->nsvc; i++)
         cb_release(&ctx->svc[i].cb, 1);
     free(ctx->svc);

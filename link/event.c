@@ -99,7 +99,10 @@ dispatch_answer(mqi_conn *c, const mqi_hdr *h, MkBufferStreamC *body)
         }
         return;
     }
-    mqi_pending *p = mqi_pend_take(&c->pend, h->trans);
+    int persist = (h->flags & MQI_F_PERSIST) != 0;
+    mqi_pending *p = mqi_pend_take(&c->pend, persist ? h->trans | MQI_PERSIST_KEY : h->trans);
+    if (persist)
+        mqi_persist_answered(c, h->trans);
     if (!p)
         return; /* the caller gave up (timeout): a late answer is dropped */
     p->done = 1;
@@ -146,7 +149,10 @@ dispatch(mqi_conn *c, const mqi_hdr *h, MkBufferStreamC *body)
         return;
     }
     c->depth++;
-    mqi_serve_call(ctx, h, body);
+    if (h->flags & MQI_F_PERSIST)
+        mqi_persist_serve(ctx, h, body);
+    else
+        mqi_serve_call(ctx, h, body);
     c->depth--;
 }
 

@@ -41,6 +41,11 @@ client_connect(MqContextC *ctx)
         return MK_ERROR;
     }
     c->up = 1;
+    if (mqi_persist_resume(ctx) != MK_OK) {
+        MkErrorStack(ctx->err, "while re-sending stored calls");
+        MqLinkDelete(ctx);
+        return MK_ERROR;
+    }
     return MK_OK;
 }
 
@@ -87,6 +92,8 @@ MqLinkCreate(MqContextC *ctx, int argc, const char **argv)
         return MK_ERROR;
     if (!ctx->cfg.name && argc > 0 && argv[0])
         MqConfigSetName(ctx, strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0]);
+    if (mqi_persist_open(ctx) != MK_OK)
+        return MK_ERROR;
     if (ctx->cfg.socket_fd >= 0)
         return mqi_server_attach(ctx, ctx->cfg.socket_fd);
     if (!ctx->is_server)
@@ -181,6 +188,8 @@ MqLinkDelete(MqContextC *ctx)
     close_children(c);
     if (c->up)
         mqi_conn_flush(c);
+    if (mqi_persist_commit(c) != MK_OK)
+        mqi_log(ctx, MK_LOG_ERROR, "%s", MkErrorGetText(c->err));
     mqi_conn_detach(c, ctx);
     mqi_conn_free(c);
     ctx->rd = NULL;

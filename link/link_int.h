@@ -41,7 +41,9 @@ enum mqi_kind {
 
 /* Header flags. */
 #define MQI_F_INTERNAL 0x1u /* link-internal call (child create/delete) */
-#define MQI_F_PERSIST 0x2u  /* persistent transaction id (reserved) */
+#define MQI_F_PERSIST 0x2u  /* trans is a persistent transaction id (storage) */
+/* Pending-table keys of persistent calls, apart from ordinary transactions. */
+#define MQI_PERSIST_KEY (1ull << 63)
 
 /* Frame header, 32 bytes in the sender's byte order:
  *   0 magic 'M''Q'  2 version  3 kind  4 token[4]  8 child u32  12 flags u32
@@ -87,6 +89,8 @@ typedef struct mqi_config {
     int socket_fd;       /* --socket N: serve an inherited socket */
     char **srv_argv;     /* pipe: server program and arguments (after @) */
     int srv_argc;
+    char *storage;       /* --storage FILE for persistent delivery */
+    int sync_full;       /* --sync full (default) or normal */
 } mqi_config;
 
 void mqi_config_init(mqi_config *c);
@@ -158,6 +162,9 @@ typedef struct mqi_conn {
     uint32_t child_hint;
     mqi_pend_table pend;
     MK_I64 cb_deadline; /* earliest callback deadline, -1 for none */
+    int sid_sent;       /* our storage identity went to the peer */
+    char *peer_id;      /* the peer's storage identity (receiver side) */
+    uint32_t answers_since_lwm;
     MkBufferStreamC *rstack[MQI_MAX_NEST]; /* received bodies by dispatch depth */
     int depth;
 } mqi_conn;
@@ -178,6 +185,8 @@ MkErrorE mqi_conn_send_preamble(mqi_conn *c);
 MkErrorE mqi_conn_recv_preamble(mqi_conn *c, MK_I64 timeout_ms);
 /* Append one frame; flushes when the buffer passes its threshold. */
 MkErrorE mqi_conn_write_frame(mqi_conn *c, mqi_hdr *h, const MkBufferStreamC *body);
+/* The same with an encoded body; h->items and h->len must be set. */
+MkErrorE mqi_conn_write_raw(mqi_conn *c, const mqi_hdr *h, const void *body);
 /* Register ctx under a free child id (or id 0 for the parent). */
 MkErrorE mqi_conn_attach(mqi_conn *c, MqContextC *ctx, uint32_t id);
 void mqi_conn_detach(mqi_conn *c, MqContextC *ctx);
@@ -189,6 +198,7 @@ typedef struct mqi_call {
     char token[5];
     uint64_t trans;
     int answered;
+    int persist;        /* a persistent call: its answer is recorded */
 } mqi_call;
 
 struct MqContextC {
@@ -218,6 +228,8 @@ struct MqContextC {
     void *userdata;
     void (*destroy_fn)(MqContextC *, void *);
     void *destroy_data;
+    struct mqi_storage *storage; /* persistent calls, both roles (parents only) */
+    mqi_cb txn_handler;       /* answers of re-sent persistent calls */
     char *spawn_cmd;          /* listener with --spawn: our own command line */
     size_t spawn_cmd_len;
 };
@@ -247,6 +259,33 @@ void mqi_serve_call(MqContextC *ctx, const mqi_hdr *h, MkBufferStreamC *body);
 MkErrorE mqi_send_error(MqContextC *ctx, uint64_t trans, MK_I32 code, const char *text);
 /* Link-internal calls (child create / delete) arriving at a server. */
 void mqi_serve_internal(mqi_conn *c, const mqi_hdr *h, MkBufferStreamC *body);
+
+/* --------------------------------------------------- persistent delivery */
+
+/* Open ctx's storage as configured, if it has none yet (clients and
+ * single-instance servers at link creation). */
+MkErrorE mqi_persist_open(MqContextC *ctx);
+/* Commit what the storage of the connection's parent has open: before any
+ * answer or stored call leaves.  Fails the connection when it cannot. */
+MkErrorE mqi_persist_commit(mqi_conn *c);
+/* Tell the peer our storage identity, once per connection. */
+MkErrorE mqi_persist_announce(MqContextC *ctx, struct mqi_storage *st);
+/* After a (re)connect: announce our identity, re-send unanswered calls. */
+MkErrorE mqi_persist_resume(MqContextC *ctx);
+/* A persistent call arrived: answer a duplicate from storage or serve it. */
+void mqi_persist_serve(MqContextC *ctx, const mqi_hdr *h, MkBufferStreamC *body);
+/* Write an answer frame for the call being served on ctx (recording it
+ * first when the call is persistent). */
+MkErrorE mqi_answer_write(MqContextC *ctx, uint8_t kind, const MkBufferStreamC *body);
+/* The answer of a persistent call arrived (sender side): forget it. */
+void mqi_persist_answered(mqi_conn *c, uint64_t id);
+/* Link-internal _SID / _LWM frames on the receiver. */
+void mqi_persist_internal(mqi_conn *c, const mqi_hdr *h, MkBufferStreamC *body);
+/* Close ctx's storage (committing what is open). */
+void mqi_persist_close(MqContextC *ctx);
+/* Wait for the answer of a call sent with transaction key w->trans. */
+MkErrorE mqi_wait_answer(MqContextC *ctx, mqi_pending *w, const char *what, const char *token,
+                         MK_I64 timeout_ms);
 
 /* ------------------------------------------------------------- servers */
 

@@ -14,6 +14,9 @@ link_libmqlink_la_SOURCES = \
 	link/service.c \
 	link/send.c \
 	link/read.c \
+	link/persist.c \
+	link/persist_resume.c \
+	link/persist_recv.c \
 	link/transport/transport.c \
 	link/transport/pipe/pipe.c \
 	link/transport/uds/uds.c \
@@ -21,7 +24,8 @@ link_libmqlink_la_SOURCES = \
 	link/start/fork.c \
 	link/start/thread.c \
 	link/start/spawn.c
-link_libmqlink_la_LIBADD = kernel/libmkkernel.la $(THREAD_LIBS)
+link_libmqlink_la_LIBADD = kernel/libmkkernel.la link/storage/libmqstorage.la \
+	link/config/libmqconfig.la $(THREAD_LIBS)
 link_libmqlink_la_LDFLAGS = -version-info 0:0:0
 
 LINK_TEST_LIBS = link/libmqlink.la kernel/libmkkernel.la tests/libmqtest.la
@@ -32,8 +36,10 @@ link_testserver_LDADD = link/libmqlink.la kernel/libmkkernel.la
 check_LTLIBRARIES += link/liblinktest.la
 link_liblinktest_la_SOURCES = link/linktest.c link/linktest.h
 
-LINK_TESTS = link/conformance_test link/fault_test
+LINK_TESTS = link/conformance_test link/fault_test link/persist_test
 check_PROGRAMS += $(LINK_TESTS)
 TESTS += $(LINK_TESTS)
 link_conformance_test_LDADD = link/liblinktest.la $(LINK_TEST_LIBS)
 link_fault_test_LDADD = link/libmqlink.la $(LINK_TEST_LIBS) link/liblinktest.la
+link_persist_test_CFLAGS = $(AM_CFLAGS) $(SQLITE3_CFLAGS)
+link_persist_test_LDADD = link/liblinktest.la $(LINK_TEST_LIBS) $(SQLITE3_LIBS)

@@ -49,7 +49,8 @@ enum {
     MQ_ERR_PROTOCOL = 102,  /* the peer sent a malformed frame */
     MQ_ERR_SERVICE = 103,   /* unknown service token */
     MQ_ERR_OPTION = 104,    /* bad command-line option */
-    MQ_ERR_SYSTEM = 105     /* an operating-system call failed */
+    MQ_ERR_SYSTEM = 105,    /* an operating-system call failed */
+    MQ_ERR_STORAGE = 106    /* the persistent storage failed */
 };
 
 /* A service, server setup or call callback. */
@@ -189,6 +190,30 @@ MK_BOL MqReadItemExists(MqContextC *ctx);
 /* Move the next read item of from (a whole list for a list) into the message
  * being built on to; from == to echoes an item back. */
 MkErrorE MqProxyItem(MqContextC *from, MqContextC *to);
+
+/* ------------------------------------------------------ persistent delivery */
+
+/* Persistent call: the message is committed to the sender's storage
+ * (--storage FILE; without it an in-memory one that is not durable) before
+ * anything is sent, delivered at least once — calls not yet answered are
+ * re-sent when the link is created again, also after a restart with the same
+ * storage — and processed once: a receiver records each call it processed
+ * in its own storage and answers a duplicate with the stored answer.  Then
+ * serves events until the answer arrives, like SendEND_AND_WAIT.  After a
+ * timeout the call stays stored and is re-sent with the next link. */
+MkErrorE MqSendEND_AND_TRANSACTION(MqContextC *ctx, const char *token, MK_I64 timeout_ms);
+/* The callback flavour of MqSendEND_AND_TRANSACTION: committed before it
+ * returns, fn runs from the event loop with the answer. */
+MkErrorE MqSendEND_AND_TRANSACTION_CALLBACK(MqContextC *ctx, const char *token, MqServiceCallF fn,
+                                            void *data, MqDataFreeF free, MK_I64 timeout_ms);
+/* Run fn with the answers of persistent calls re-sent from storage, whose
+ * original waiter or callback is gone (after a timeout or a restart). */
+void MqConfigSetTransactionHandler(MqContextC *ctx, MqServiceCallF fn, void *data,
+                                   MqDataFreeF free);
+/* True when ctx's storage survives the process (--storage FILE). */
+MK_BOL MqStorageIsDurable(MqContextC *ctx);
+/* The number of persistent calls stored and not yet answered. */
+MkErrorE MqStoragePendingCount(MqContextC *ctx, MK_I64 *count);
 
 /* ------------------------------------------------------------------- errors */
 

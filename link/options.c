@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config/config_load.h"
 #include "link_int.h"
 
 static const char usage[] =
@@ -17,6 +18,11 @@ static const char usage[] =
     "  --timeout SECONDS   default timeout of waits and writes (default 90)\n"
     "  --max-frame BYTES   largest frame accepted (default 67108864)\n"
     "  --debug N           log level 0..4\n"
+    "  --storage FILE      sqlite3 storage of persistent calls (default: in memory)\n"
+    "  --sync full|normal  storage durability: full survives power loss (default),\n"
+    "                      normal survives a crash of the process\n"
+    "  --config FILE       read options from a libconfig file first (global\n"
+    "                      settings, then the group named like --name)\n"
     "  --silent            log nothing but errors\n"
     "  --uds --file PATH   Unix socket transport\n"
     "  --tcp [--host H] --port P   TCP transport (servers listen on 127.0.0.1 by default)\n"
@@ -32,6 +38,7 @@ mqi_config_init(mqi_config *c)
     c->timeout_ms = (MK_I64)MQ_TIMEOUT_DEFAULT_SEC * 1000;
     c->max_frame = MQI_DEFAULT_MAX_FRAME;
     c->socket_fd = -1;
+    c->sync_full = 1;
 }
 
 static void
@@ -50,6 +57,7 @@ mqi_config_free(mqi_config *c)
     free(c->file);
     free(c->host);
     free(c->port);
+    free(c->storage);
     free_argv(c->srv_argv, c->srv_argc);
     mqi_config_init(c);
 }
@@ -70,6 +78,7 @@ mqi_config_copy(mqi_config *dst, const mqi_config *src)
     dst->file = dup_or_null(src->file);
     dst->host = dup_or_null(src->host);
     dst->port = dup_or_null(src->port);
+    dst->storage = dup_or_null(src->storage);
     dst->srv_argv = NULL;
     dst->srv_argc = 0;
     dst->socket_fd = -1;
@@ -157,6 +166,14 @@ option(MqContextC *ctx, int argc, const char **argv, int *i)
     else if (!strcmp(o, "--srvname"))   rc = string(ctx, o, arg, &c->srvname);
     else if (!strcmp(o, "--file"))      rc = string(ctx, o, arg, &c->file);
     else if (!strcmp(o, "--host"))      rc = string(ctx, o, arg, &c->host);
+    else if (!strcmp(o, "--storage"))   rc = string(ctx, o, arg, &c->storage);
+    else if (!strcmp(o, "--config"))    rc = arg ? MK_OK : bad(ctx, "option '%s' needs a value", o);
+    else if (!strcmp(o, "--sync")) {
+        if (arg && (!strcmp(arg, "full") || !strcmp(arg, "normal")))
+            c->sync_full = !strcmp(arg, "full");
+        else
+            rc = bad(ctx, "option '--sync' takes 'full' or 'normal', not '%s'", arg ? arg : "");
+    }
     else if (!strcmp(o, "--port")) {
         if ((rc = number(ctx, o, arg, 0, 65535, &n)) == MK_OK)
             rc = string(ctx, o, arg, &c->port);
@@ -205,9 +222,43 @@ check_combination(MqContextC *ctx)
     return MK_OK;
 }
 
+/* --config FILE: the file's options for --name go first, so the command
+ * line overrides them. */
+static MkErrorE
+config_file(MqContextC *ctx, int argc, const char **argv)
+{
+    const char *file = NULL, *name = ctx->cfg.name;
+    for (int i = 1; i + 1 < argc && strcmp(argv[i], "@"); i++) {
+        if (!strcmp(argv[i], "--config"))
+            file = argv[i + 1];
+        else if (!strcmp(argv[i], "--name"))
+            name = argv[i + 1];
+    }
+    if (!file)
+        return MK_OK;
+    int n = 0;
+    char **opts = NULL;
+    if (mqi_config_load(file, name, &n, &opts, ctx->err) != MK_OK)
+        return MK_ERROR;
+    MkErrorE rc = MK_OK;
+    for (int i = 0; i < n && rc == MK_OK; i++) {
+        /* option() looks at argv[i] and argv[i + 1]: give it a program slot */
+        const char *pair[3] = {opts[i], i + 1 < n ? opts[i + 1] : NULL, NULL};
+        int k = 0;
+        rc = option(ctx, i + 1 < n ? 2 : 1, pair, &k);
+        i += k;
+    }
+    mqi_config_argv_free(opts);
+    if (rc != MK_OK)
+        MkErrorStack(ctx->err, "in config file '%s'", file);
+    return rc;
+}
+
 MkErrorE
 mqi_options_parse(MqContextC *ctx, int argc, const char **argv)
 {
+    if (config_file(ctx, argc, argv) != MK_OK)
+        return MK_ERROR;
     for (int i = 1; i < argc; i++) {
         if (!argv[i])
             return bad(ctx, "argument %s is NULL", "list");

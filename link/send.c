@@ -70,9 +70,14 @@ end(MqContextC *ctx, const char *what, const char *token, uint8_t kind, uint64_t
                    what, ctx->send.len, c->max_frame);
         goto fail;
     }
-    mqi_hdr h = {.kind = kind, .child = ctx->child_id, .trans = trans};
-    memcpy(h.token, token, 5);
-    MkErrorE rc = mqi_conn_write_frame(c, &h, &ctx->send);
+    MkErrorE rc;
+    if (kind == MQI_RETURN) {
+        rc = mqi_answer_write(ctx, kind, &ctx->send);
+    } else {
+        mqi_hdr h = {.kind = kind, .child = ctx->child_id, .trans = trans};
+        memcpy(h.token, token, 5);
+        rc = mqi_conn_write_frame(c, &h, &ctx->send);
+    }
     MkBufferStreamReset(&ctx->send);
     return rc == MK_OK ? MK_OK : mqi_link_error(ctx, what);
 fail:
@@ -97,17 +102,25 @@ MqSendEND_AND_WAIT(MqContextC *ctx, const char *token, MK_I64 timeout_ms)
         return MK_ERROR;
     if (mqi_pend_add(&c->pend, &w) != MK_OK)
         return MkErrorSet(ctx->err, MK_ERR_MEMORY, "SendEND_AND_WAIT: out of memory");
-    MkErrorE rc = mqi_loop(ctx, &w, mqi_deadline(ctx, timeout_ms), 0);
-    if (!w.done) {
-        mqi_pend_take(&c->pend, w.trans);
+    return mqi_wait_answer(ctx, &w, "SendEND_AND_WAIT", token, timeout_ms);
+}
+
+MkErrorE
+mqi_wait_answer(MqContextC *ctx, mqi_pending *w, const char *what, const char *token,
+                MK_I64 timeout_ms)
+{
+    mqi_conn *c = ctx->conn;
+    MkErrorE rc = mqi_loop(ctx, w, mqi_deadline(ctx, timeout_ms), 0);
+    if (!w->done) {
+        mqi_pend_take(&c->pend, w->trans);
         if (rc == MK_CONTINUE)
-            return MkErrorSet(ctx->err, MQ_ERR_TIMEOUT,
-                              "SendEND_AND_WAIT: no answer from '%s' within %lld ms", token,
+            return MkErrorSet(ctx->err, MQ_ERR_TIMEOUT, "%s: no answer from '%s' within %lld ms",
+                              what, token,
                               (long long)(timeout_ms == MQ_TIMEOUT_DEFAULT ? ctx->cfg.timeout_ms
                                                                            : timeout_ms));
-        return mqi_link_error(ctx, "SendEND_AND_WAIT");
+        return mqi_link_error(ctx, what);
     }
-    if (w.failed)
+    if (w->failed)
         return MK_ERROR;
     ctx->rd = &ctx->ret;
     return MK_OK;

@@ -75,10 +75,12 @@ MkErrorE
 mqi_send_error(MqContextC *ctx, uint64_t trans, MK_I32 code, const char *text)
 {
     MkBufferStreamC *body = MkBufferStreamCreateTLS("mqlink-error");
-    mqi_hdr h = {.kind = MQI_ERROR, .child = ctx->child_id, .trans = trans};
-    memcpy(h.token, ctx->call.kind ? ctx->call.token : "_ERR", 5);
     MkBufferStreamWriteI32(body, code ? code : MQ_ERR_SERVICE);
     MkBufferStreamWriteSTR(body, text);
+    if (trans && ctx->call.kind && trans == ctx->call.trans)
+        return mqi_answer_write(ctx, MQI_ERROR, body);
+    mqi_hdr h = {.kind = MQI_ERROR, .child = ctx->child_id, .trans = trans};
+    memcpy(h.token, ctx->call.kind ? ctx->call.token : "_ERR", 5);
     return mqi_conn_write_frame(ctx->conn, &h, body);
 }
 
@@ -92,7 +94,8 @@ mqi_serve_call(MqContextC *ctx, const mqi_hdr *h, MkBufferStreamC *body)
     mqi_service *s = find(ctx, token_word(h->token));
     MkErrorE rc;
 
-    ctx->call = (mqi_call){.kind = h->kind, .trans = h->trans};
+    ctx->call = (mqi_call){.kind = h->kind, .trans = h->trans,
+                           .persist = (h->flags & MQI_F_PERSIST) != 0};
     memcpy(ctx->call.token, h->token, 5);
     ctx->rd = body;
     body->err = ctx->err;
@@ -110,9 +113,7 @@ mqi_serve_call(MqContextC *ctx, const mqi_hdr *h, MkBufferStreamC *body)
             mqi_log(ctx, MK_LOG_WARN, "service '%s' failed after answering: %s", h->token,
                     MqErrorGetText(ctx));
         } else if (h->kind != MQI_ONEWAY && !ctx->call.answered) {
-            mqi_hdr r = {.kind = MQI_RETURN, .child = ctx->child_id, .trans = h->trans};
-            memcpy(r.token, h->token, 5);
-            mqi_conn_write_frame(ctx->conn, &r, NULL);
+            mqi_answer_write(ctx, MQI_RETURN, NULL);
         }
     }
     if (rc == MK_ERROR)
@@ -150,6 +151,8 @@ mqi_serve_internal(mqi_conn *c, const mqi_hdr *h, MkBufferStreamC *body)
 {
     if (!memcmp(h->token, "_CHC", 4) && c->is_server) {
         child_create(c, h);
+    } else if (!memcmp(h->token, "_SID", 4) || !memcmp(h->token, "_LWM", 4)) {
+        mqi_persist_internal(c, h, body);
     } else if (!memcmp(h->token, "_CHD", 4) && c->is_server) {
         MqContextC *child = h->child && h->child < c->nctx ? c->ctx[h->child] : NULL;
         if (child && child->lib_owned)

@@ -7,6 +7,7 @@
  *   COUN  one-way: add the I32 it carries to this instance's counter
  *   GETC  answer the counter as I64 and the number of COUN calls as I32
  *   NAME  answer the instance's address as I64 (tells instances apart)
+ *   PERS  persistent-call target: answer the I64 it carries
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -104,6 +105,17 @@ name(MqContextC *ctx, void *data)
     return MqSendRETURN(ctx);
 }
 
+static MkErrorE
+pers(MqContextC *ctx, void *data)
+{
+    MK_I64 v;
+    if (MqReadI64(ctx, &v) != MK_OK)
+        return MK_ERROR;
+    MqSendSTART(ctx);
+    MqSendI64(ctx, v);
+    return MqSendRETURN(ctx);
+}
+
 static void
 drop_counter(MqContextC *ctx, void *data)
 {
@@ -120,7 +132,7 @@ setup(MqContextC *ctx, void *data)
         const char *token;
         MqServiceCallF fn;
     } services[] = {{"ECHO", echo}, {"ECUL", ecul}, {"FAIL", fail},  {"SLEP", slep},
-                    {"EXIT", exit_now}, {"COUN", coun}, {"GETC", getc_}, {"NAME", name}};
+                    {"EXIT", exit_now}, {"COUN", coun}, {"GETC", getc_}, {"NAME", name}, {"PERS", pers}};
     for (size_t i = 0; i < sizeof services / sizeof *services; i++)
         if (MqServiceCreate(ctx, services[i].token, services[i].fn, NULL, NULL) != MK_OK)
             return MK_ERROR;

@@ -1,0 +1,242 @@
+/* persist.c — persistent delivery on the sqlite3 storage (storage/).
+ *
+ * Sender: a persistent call is put into the storage and committed before
+ * anything is sent; its frame carries the storage id as transaction id and
+ * MQI_F_PERSIST.  The answer deletes it (committed with the next commit).
+ * After a (re)connect every call still stored is sent again.
+ *
+ * Receiver: the sender announces its storage identity once per connection
+ * (_SID).  A persistent call whose (identity, id) is recorded is answered
+ * from the record; otherwise the service runs and its answer is recorded in
+ * the open transaction.  The transaction is committed before the write
+ * buffer is flushed, so an answer never leaves before its record is durable
+ * and one commit covers every call of a batch (group commit).  A crash
+ * before the commit loses record and answer together: the sender re-sends
+ * and the call is processed again; after it, never again. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "link_int.h"
+#include "storage/storage.h"
+
+static MqContextC *
+parent_of(MqContextC *ctx)
+{
+    return ctx->parent ? ctx->parent : ctx;
+}
+
+/* Receivers with one instance per connection (fork, thread, spawn) keep one
+ * file per sender, since a storage file belongs to one process at a time. */
+static int
+per_peer_files(const MqContextC *ctx)
+{
+    return ctx->is_server && ctx->cfg.start != MQI_START_NONE;
+}
+
+static MkErrorE
+open_file(MqContextC *ctx, const char *file)
+{
+    int flags = ctx->cfg.sync_full ? MQI_STORAGE_SYNC_FULL : 0;
+    if (mqi_storage_open(file, flags, &ctx->storage, ctx->err) == MK_OK)
+        return MK_OK;
+    ctx->storage = NULL;
+    MkErrorStack(ctx->err, "persistent delivery needs a working storage");
+    return MK_ERROR;
+}
+
+MkErrorE
+mqi_persist_open(MqContextC *ctx)
+{
+    if (ctx->storage || !ctx->cfg.storage || per_peer_files(ctx))
+        return MK_OK;
+    return open_file(ctx, ctx->cfg.storage);
+}
+
+/* The storage of ctx's parent, opened in memory when none is configured. */
+static mqi_storage *
+storage_of(MqContextC *ctx)
+{
+    MqContextC *p = parent_of(ctx);
+    if (!p->storage && open_file(p, NULL) != MK_OK) {
+        if (p != ctx)
+            MkErrorCopy(ctx->err, p->err);
+        return NULL;
+    }
+    return p->storage;
+}
+
+void
+mqi_persist_close(MqContextC *ctx)
+{
+    if (ctx->storage && mqi_storage_close(ctx->storage, ctx->err) != MK_OK)
+        mqi_log(ctx, MK_LOG_ERROR, "%s", MqErrorGetText(ctx));
+    ctx->storage = NULL;
+}
+
+MkErrorE
+mqi_persist_commit(mqi_conn *c)
+{
+    MqContextC *p = c->ctx ? c->ctx[0] : NULL;
+    if (!p || !p->storage || !mqi_storage_in_transaction(p->storage))
+        return MK_OK;
+    if (mqi_storage_commit(p->storage, c->err) == MK_OK)
+        return MK_OK;
+    /* What is buffered must not leave: the link ends, the sender re-sends. */
+    c->wbuf.off = c->wbuf.len = 0;
+    c->up = 0;
+    return MK_ERROR;
+}
+
+MkErrorE
+mqi_persist_announce(MqContextC *ctx, struct mqi_storage *st)
+{
+    mqi_conn *c = ctx->conn;
+    if (c->sid_sent)
+        return MK_OK;
+    MkBufferStreamC *body = MkBufferStreamCreateTLS("mqlink-persist");
+    MkBufferStreamWriteSTR(body, mqi_storage_identity(st));
+    mqi_hdr h = {.kind = MQI_ONEWAY, .flags = MQI_F_INTERNAL};
+    memcpy(h.token, "_SID", 5);
+    c->sid_sent = 1;
+    return mqi_conn_write_frame(c, &h, body);
+}
+
+/* Store the message built on ctx and commit; sets *id. */
+static MkErrorE
+store(MqContextC *ctx, const char *what, const char *token, uint8_t kind, MK_I64 *id)
+{
+    mqi_storage *st = NULL;
+    MkErrorE rc = MK_ERROR;
+    if (!mqi_token_valid(token))
+        MkErrorSet(ctx->err, MK_ERR_ARGUMENT, "%s: token '%s' is not exactly 4 printable characters",
+                   what, token ? token : "(null)");
+    else if (mqi_check_linked(ctx, what) == MK_OK && (st = storage_of(ctx)) &&
+             mqi_persist_announce(ctx, st) == MK_OK &&
+             mqi_storage_put(st, token, ctx->child_id, kind, ctx->send.data, ctx->send.len, id,
+                             ctx->err) == MK_OK &&
+             mqi_storage_commit(st, ctx->err) == MK_OK)
+        rc = MK_OK;
+    if (rc != MK_OK && st)
+        MkErrorStack(ctx->err, "%s: the call was not stored and not sent", what);
+    return rc;
+}
+
+static MkErrorE
+send_stored(MqContextC *ctx, const char *what, const char *token, uint8_t kind, MK_I64 id)
+{
+    mqi_hdr h = {.kind = kind, .child = ctx->child_id, .flags = MQI_F_PERSIST,
+                 .trans = (uint64_t)id};
+    memcpy(h.token, token, 5);
+    MkErrorE rc = mqi_conn_write_frame(ctx->conn, &h, &ctx->send);
+    MkBufferStreamReset(&ctx->send);
+    return rc == MK_OK ? MK_OK : mqi_link_error(ctx, what);
+}
+
+MkErrorE
+MqSendEND_AND_TRANSACTION(MqContextC *ctx, const char *token, MK_I64 timeout_ms)
+{
+    const char *what = "SendEND_AND_TRANSACTION";
+    MK_I64 id;
+    if (store(ctx, what, token, MQI_CALL_WAIT, &id) != MK_OK) {
+        MkBufferStreamReset(&ctx->send);
+        return MK_ERROR;
+    }
+    mqi_pending w = {.trans = (uint64_t)id | MQI_PERSIST_KEY, .ctx = ctx};
+    if (mqi_pend_add(&ctx->conn->pend, &w) != MK_OK)
+        return MkErrorSet(ctx->err, MK_ERR_MEMORY, "%s: out of memory", what);
+    if (send_stored(ctx, what, token, MQI_CALL_WAIT, id) != MK_OK) {
+        mqi_pend_take(&ctx->conn->pend, w.trans);
+        return MK_ERROR;
+    }
+    return mqi_wait_answer(ctx, &w, what, token, timeout_ms);
+}
+
+MkErrorE
+MqSendEND_AND_TRANSACTION_CALLBACK(MqContextC *ctx, const char *token, MqServiceCallF fn,
+                                   void *data, MqDataFreeF free_fn, MK_I64 timeout_ms)
+{
+    const char *what = "SendEND_AND_TRANSACTION_CALLBACK";
+    MK_I64 id;
+    if (!fn || store(ctx, what, token, MQI_CALL_CB, &id) != MK_OK) {
+        MkBufferStreamReset(&ctx->send);
+        return fn ? MK_ERROR : MkErrorSet(ctx->err, MK_ERR_ARGUMENT, "%s: no callback", what);
+    }
+    mqi_conn *c = ctx->conn;
+    mqi_pending *p = malloc(sizeof *p);
+    if (!p)
+        return MkErrorSet(ctx->err, MK_ERR_MEMORY, "%s: out of memory (the call is stored)", what);
+    *p = (mqi_pending){.trans = (uint64_t)id | MQI_PERSIST_KEY, .ctx = ctx,
+                       .cb = {fn, data, free_fn}, .deadline = mqi_deadline(ctx, timeout_ms)};
+    if (mqi_pend_add(&c->pend, p) != MK_OK) {
+        free(p);
+        return MkErrorSet(ctx->err, MK_ERR_MEMORY, "%s: out of memory (the call is stored)", what);
+    }
+    if (p->deadline >= 0 && (c->cb_deadline < 0 || p->deadline < c->cb_deadline))
+        c->cb_deadline = p->deadline;
+    return send_stored(ctx, what, token, MQI_CALL_CB, id);
+}
+
+void
+MqConfigSetTransactionHandler(MqContextC *ctx, MqServiceCallF fn, void *data, MqDataFreeF free_fn)
+{
+    if (ctx->txn_handler.free)
+        ctx->txn_handler.free(ctx->txn_handler.data);
+    ctx->txn_handler = (mqi_cb){fn, data, free_fn};
+}
+
+MK_BOL
+MqStorageIsDurable(MqContextC *ctx)
+{
+    MqContextC *p = parent_of(ctx);
+    return p->storage ? mqi_storage_durable(p->storage) : p->cfg.storage != NULL;
+}
+
+MkErrorE
+MqStoragePendingCount(MqContextC *ctx, MK_I64 *count)
+{
+    MqContextC *p = parent_of(ctx);
+    *count = 0;
+    if (!p->storage)
+        return MK_OK;
+    return mqi_storage_pending_count(p->storage, count, ctx->err);
+}
+
+/* _SID: the sender's identity; the receiver's storage opens with it. */
+static void
+peer_identity(mqi_conn *c, MqContextC *p, MkBufferStreamC *body)
+{
+    const char *id = NULL;
+    char *file = NULL;
+    if (MkBufferStreamReadSTR(body, &id) != MK_OK || strlen(id) != 32 ||
+        strspn(id, "0123456789abcdef") != 32) {
+        mqi_conn_fail(c, MQ_ERR_PROTOCOL, "malformed storage identity from the peer");
+        return;
+    }
+    free(c->peer_id);
+    c->peer_id = strdup(id);
+    if (p->storage)
+        return;
+    if (p->cfg.storage && per_peer_files(p) &&
+        asprintf(&file, "%s.%s", p->cfg.storage, id) < 0)
+        file = NULL;
+    if (open_file(p, file) != MK_OK)
+        mqi_log(p, MK_LOG_ERROR, "%s", MqErrorGetText(p));
+    free(file);
+}
+
+void
+mqi_persist_internal(mqi_conn *c, const mqi_hdr *h, MkBufferStreamC *body)
+{
+    MqContextC *p = c->ctx ? c->ctx[0] : NULL;
+    MK_I64 low = 0;
+    if (!p)
+        return;
+    if (!memcmp(h->token, "_SID", 4)) {
+        peer_identity(c, p, body);
+    } else if (p->storage && c->peer_id && MkBufferStreamReadI64(body, &low) == MK_OK &&
+               mqi_storage_forget_below(p->storage, c->peer_id, low, p->err) != MK_OK) {
+        mqi_log(p, MK_LOG_ERROR, "%s", MqErrorGetText(p));
+    }
+}
