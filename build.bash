@@ -11,6 +11,7 @@
 #           install   make install into the setup's inst directory
 #           check     make check (the test suite)
 #           test      install, then performance/performance.bash, then results.bash
+#                     (PERF_ARGS in the environment is passed to performance.bash)
 #
 # `./build.bash check` alone means `./build.bash check deps config build check`;
 # `./build.bash perf-release test` builds whatever is missing first.
@@ -76,11 +77,18 @@ action_check() {
     action_build
     make -C "$BUILD" -j"$(nproc)" check
 }
+# PERF_ARGS (environment) goes to performance.bash, e.g.
+#   PERF_ARGS="--sec 2 c_pipe" ./build.bash perf-release test
+# A failed run still leaves the others' figures, so the table is made anyway.
 action_test() {
+    local rc=0
     action_install
-    "$TOP/performance/performance.bash" --setup "$SETUP"
+    # shellcheck disable=SC2086  # PERF_ARGS is a list of words
+    "$TOP/performance/performance.bash" --setup "$SETUP" ${PERF_ARGS:-} || rc=$?
     "$TOP/results.bash"
     cat "$TOP/performance/gen/total_link.perf"
+    [ $rc -eq 0 ] || echo "build.bash: some performance runs failed (see the .perf files)" >&2
+    return $rc
 }
 
 [ $# -ge 1 ] || die "usage: build.bash SETUP [ACTION...]  (see the top of this file)"

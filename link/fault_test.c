@@ -266,6 +266,46 @@ bad_options(void)
     MqContextDelete(c);
 }
 
+static MK_I64
+timeout_after(const char *file, const char *extra)
+{
+    const char *args[] = {"client", "--config", file, "--name", "myclient", "@",
+                          mqt_build_path("link/testserver"), NULL};
+    const char *with[] = {"client", "--config", file, "--name", "myclient", "--timeout", extra,
+                          "@", mqt_build_path("link/testserver"), NULL};
+    MqContextC *c = MqContextCreate();
+    MK_I64 t = -1;
+    if (MqLinkCreate(c, extra ? 9 : 7, extra ? with : args) == MK_OK)
+        t = MqConfigGetTimeout(c);
+    else
+        mqt_fail(__FILE__, __LINE__, "%s", MqErrorGetText(c));
+    MqContextDelete(c);
+    return t;
+}
+
+/* --config: the file's global settings, then the group of --name, then the
+ * command line, each overriding the one before. */
+static void
+config_file(void)
+{
+    const char *file = mqt_temp_path("cfg");
+    FILE *f = fopen(file, "w");
+    fputs("timeout = 7;\nmyclient: { timeout = 3; };\n", f);
+    fclose(f);
+    MQT_CHECK(timeout_after(file, NULL) == 3000);
+    MQT_CHECK(timeout_after(file, "9") == 9000);
+    f = fopen(file, "w");
+    fputs("timeout = 7;\nmyclient: { timeout = ; };\n", f);
+    fclose(f);
+    const char *args[] = {"client", "--config", file, "@", "x"};
+    MqContextC *c = MqContextCreate();
+    MQT_CHECK(MqLinkCreate(c, 5, args) == MK_ERROR);
+    char where[512];
+    snprintf(where, sizeof where, "%s:2", file);
+    MQT_CHECK_MSG(strstr(MqErrorGetText(c), where) != NULL, "%s", MqErrorGetText(c));
+    MqContextDelete(c);
+}
+
 /* A server killed (SIGKILL) while the client waits: error, not a hang. */
 static void
 server_killed(void)
@@ -295,6 +335,7 @@ static const mqt_case cases[] = {
     {"not an mqlink peer", bad_preamble},
     {"bad options name the option", bad_options},
     {"server killed during a wait", server_killed},
+    {"config file, command line wins", config_file},
     {NULL, NULL},
 };
 

@@ -15,11 +15,13 @@ EXTRA_DIST += \
 	wrappers/gen/mqgen.py \
 	wrappers/gen/golden/sample.api \
 	wrappers/gen/golden/sample.python-glue \
+	wrappers/gen/golden/sample.python-h \
 	wrappers/gen/golden/sample.python-pyi \
 	wrappers/gen/golden/sample.cxx \
 	wrappers/python/pyproject.toml \
 	wrappers/python/setup.py \
 	wrappers/python/perfserver.py \
+	wrappers/python/configfile_test.py \
 	wrappers/cxx/mqlinkcxx.pc.in
 
 # The description covers every public C function, and the generator's output
@@ -34,9 +36,11 @@ MQPY_EXT = wrappers/python/mqlink$(PYTHON_EXT_SUFFIX)
 
 wrappers/python/gen/glue.c: $(MQGEN_DEPS)
 	$(AM_V_GEN)$(MKDIR_P) wrappers/python/gen && $(MQGEN) $(MQAPI) python-glue $@
+wrappers/python/gen/glue.h: $(MQGEN_DEPS)
+	$(AM_V_GEN)$(MKDIR_P) wrappers/python/gen && $(MQGEN) $(MQAPI) python-h $@
 wrappers/python/mqlink.pyi: $(MQGEN_DEPS)
 	$(AM_V_GEN)$(MKDIR_P) wrappers/python && $(MQGEN) $(MQAPI) python-pyi $@
-BUILT_SOURCES += wrappers/python/gen/glue.c
+BUILT_SOURCES += wrappers/python/gen/glue.c wrappers/python/gen/glue.h
 
 # The module's objects, always position independent (a static libmqlink in
 # perf-aggressive builds is linked into the module; it needs --with-pic).
@@ -47,8 +51,9 @@ wrappers_python_libmqpy_la_SOURCES = \
 	wrappers/python/callback.c \
 	wrappers/python/runtime.h \
 	wrappers/python/module.h
-nodist_wrappers_python_libmqpy_la_SOURCES = wrappers/python/gen/glue.c
-wrappers_python_libmqpy_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/wrappers/python $(PYTHON_CPPFLAGS)
+nodist_wrappers_python_libmqpy_la_SOURCES = wrappers/python/gen/glue.c wrappers/python/gen/glue.h
+wrappers_python_libmqpy_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/wrappers/python \
+	-I$(top_builddir)/wrappers/python $(PYTHON_CPPFLAGS)
 wrappers_python_libmqpy_la_CFLAGS = $(AM_CFLAGS) -fPIC -fvisibility=hidden -Wno-missing-field-initializers
 
 # A plain shared object named as CPython expects (libtool would add a
@@ -68,6 +73,7 @@ wrappers/python/perfserver-python: $(top_srcdir)/wrappers/python/perfserver.py
 nodist_pyext_DATA = $(MQPY_EXT) wrappers/python/mqlink.pyi
 nodist_bin_SCRIPTS = wrappers/python/perfserver-python
 CLEANFILES += $(MQPY_EXT) wrappers/python/mqlink.pyi wrappers/python/gen/glue.c \
+	wrappers/python/gen/glue.h \
 	wrappers/python/perfserver-python
 endif
 
@@ -92,5 +98,27 @@ wrappers_cxx_perfserver_cxx_SOURCES = wrappers/cxx/perfserver.cc
 wrappers_cxx_perfserver_cxx_CPPFLAGS = $(MQCXX_CPPFLAGS)
 wrappers_cxx_perfserver_cxx_LDADD = link/libmqlink.la kernel/libmkkernel.la
 endif
+
+# ------------------------------------------------------------------ tests
+# Each binding's own tests, beside what they test; the Python one runs from a
+# driver that points it at the build tree (as the interop drivers do), named
+# apart from the .py so that the .py.log rule does not pick the source.
+WRAPPER_TESTS =
+if WITH_PYTHON
+WRAPPER_TESTS += wrappers/python/py-configfile.sh
+wrappers/python/py-configfile.sh: Makefile
+	$(AM_V_GEN)$(MKDIR_P) wrappers/python && { echo '$(INTEROP_ENV)'; \
+	  echo 'exec $(PYTHON) $(abs_top_srcdir)/wrappers/python/configfile_test.py'; } > $@ && chmod +x $@
+endif
+if WITH_CXX
+check_PROGRAMS += wrappers/cxx/configfile_test
+wrappers_cxx_configfile_test_SOURCES = wrappers/cxx/configfile_test.cc
+wrappers_cxx_configfile_test_CPPFLAGS = $(MQCXX_CPPFLAGS)
+wrappers_cxx_configfile_test_LDADD = tests/libmqtest.la link/libmqlink.la kernel/libmkkernel.la
+TESTS += wrappers/cxx/configfile_test
+endif
+TESTS += $(WRAPPER_TESTS)
+nodist_check_SCRIPTS = $(WRAPPER_TESTS)
+CLEANFILES += wrappers/python/py-configfile.sh
 
 include tests/interop/local.mk

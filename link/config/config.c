@@ -1,4 +1,4 @@
-/* config.c — the proposed public config-file API (config_api.h) and the
+/* config.c — the proposed public config-file API (mqlink.h) and the
  * libconfig helpers the option loader shares. */
 #include "config.h"
 
@@ -8,14 +8,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "config_api.h"
 #include "config_int.h"
 #include "mqlink.h"
 
 struct MqConfigFileC {
     config_t c;
     char *file;   /* NULL until a Read succeeded */
-    MkErrorC *err;
 };
 
 /* ------------------------------------------------------------ shared helpers */
@@ -74,10 +72,8 @@ MqConfigFileC *
 MqConfigFileCreate(void)
 {
     MqConfigFileC *cfg = calloc(1, sizeof *cfg);
-    if (!cfg || !(cfg->err = MkErrorCreate())) {
-        free(cfg);
+    if (!cfg)
         return NULL;
-    }
     config_init(&cfg->c);
     return cfg;
 }
@@ -88,7 +84,6 @@ MqConfigFileDelete(MqConfigFileC *cfg)
     if (!cfg)
         return;
     config_destroy(&cfg->c);
-    MkErrorDelete(cfg->err);
     free(cfg->file);
     free(cfg);
 }
@@ -97,14 +92,14 @@ MkErrorE
 MqConfigFileRead(MqConfigFileC *cfg, const char *file)
 {
     char *name = file ? strdup(file) : NULL;
-    MkErrorReset(cfg->err);
+    MkErrorReset(MkErrorDEFAULT());
     config_destroy(&cfg->c);
     config_init(&cfg->c);
     free(cfg->file);
     cfg->file = NULL;
     if (file && !name)
-        return MkErrorSet(cfg->err, MK_ERR_MEMORY, "config file %s: out of memory", file);
-    if (mqi_cfg_read(&cfg->c, file, MK_ERR_FORMAT, cfg->err) != MK_OK) {
+        return MkErrorSet(MkErrorDEFAULT(), MK_ERR_MEMORY, "config file %s: out of memory", file);
+    if (mqi_cfg_read(&cfg->c, file, MK_ERR_FORMAT, MkErrorDEFAULT()) != MK_OK) {
         config_destroy(&cfg->c);
         config_init(&cfg->c); /* a half-read file answers nothing */
         free(name);
@@ -129,13 +124,13 @@ lookup(MqConfigFileC *cfg, const char *path, unsigned types, const char *want,
        config_setting_t **s)
 {
     char where[512];
-    MkErrorReset(cfg->err);
+    MkErrorReset(MkErrorDEFAULT());
     *s = path ? config_lookup(&cfg->c, path) : NULL;
     if (!path)
-        return MkErrorSet(cfg->err, MK_ERR_ARGUMENT, "config: path is NULL");
+        return MkErrorSet(MkErrorDEFAULT(), MK_ERR_ARGUMENT, "config: path is NULL");
     if (!*s || (TYPE(config_setting_type(*s)) & types))
         return MK_OK;
-    return MkErrorSet(cfg->err, MK_ERR_TYPE, "%s: '%s' is %s, not %s",
+    return MkErrorSet(MkErrorDEFAULT(), MK_ERR_TYPE, "%s: '%s' is %s, not %s",
                       mqi_cfg_where(*s, cfg->file, where, sizeof where), path,
                       mqi_cfg_type_name(config_setting_type(*s)), want);
 }
@@ -185,16 +180,4 @@ MqConfigFileGetDBL(MqConfigFileC *cfg, const char *path, MK_DBL def, MK_DBL *out
     else
         *out = (MK_DBL)config_setting_get_int64(s);
     return MK_OK;
-}
-
-const char *
-MqConfigFileErrorGetText(MqConfigFileC *cfg)
-{
-    return MkErrorGetText(cfg->err);
-}
-
-MK_I32
-MqConfigFileErrorGetCode(MqConfigFileC *cfg)
-{
-    return MkErrorGetCode(cfg->err);
 }

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "config_api.h"
+#include "mqlink.h"
 #include "config_load.h"
 #include "testlib.h"
 
@@ -146,39 +146,39 @@ test_typed_getters(void)
     MK_I64 i = 0;
     MK_BOL b = 0;
     MK_DBL d = 0;
-    MQT_OK(MqConfigFileRead(cfg, file), MqConfigFileErrorGetText(cfg));
-    MQT_OK(MqConfigFileGetSTR(cfg, "name", NULL, &s), MqConfigFileErrorGetText(cfg));
+    MQT_OK(MqConfigFileRead(cfg, file), MkErrorGetText(MkErrorDEFAULT()));
+    MQT_OK(MqConfigFileGetSTR(cfg, "name", NULL, &s), MkErrorGetText(MkErrorDEFAULT()));
     MQT_CHECK(s && !strcmp(s, "svc"));
-    MQT_OK(MqConfigFileGetSTR(cfg, "missing", "dflt", &s), MqConfigFileErrorGetText(cfg));
+    MQT_OK(MqConfigFileGetSTR(cfg, "missing", "dflt", &s), MkErrorGetText(MkErrorDEFAULT()));
     MQT_CHECK(!strcmp(s, "dflt"));
-    MQT_OK(MqConfigFileGetI64(cfg, "big", 0, &i), MqConfigFileErrorGetText(cfg));
+    MQT_OK(MqConfigFileGetI64(cfg, "big", 0, &i), MkErrorGetText(MkErrorDEFAULT()));
     MQT_CHECK(i == 5000000000LL);
-    MQT_OK(MqConfigFileGetI64(cfg, "srv.port", 0, &i), MqConfigFileErrorGetText(cfg));
+    MQT_OK(MqConfigFileGetI64(cfg, "srv.port", 0, &i), MkErrorGetText(MkErrorDEFAULT()));
     MQT_CHECK(i == 8080);
-    MQT_OK(MqConfigFileGetBOL(cfg, "on", 0, &b), MqConfigFileErrorGetText(cfg));
+    MQT_OK(MqConfigFileGetBOL(cfg, "on", 0, &b), MkErrorGetText(MkErrorDEFAULT()));
     MQT_CHECK(b);
-    MQT_OK(MqConfigFileGetDBL(cfg, "ratio", 0, &d), MqConfigFileErrorGetText(cfg));
+    MQT_OK(MqConfigFileGetDBL(cfg, "ratio", 0, &d), MkErrorGetText(MkErrorDEFAULT()));
     MQT_CHECK(d == 0.25);
-    MQT_OK(MqConfigFileGetDBL(cfg, "count", 0, &d), MqConfigFileErrorGetText(cfg));
+    MQT_OK(MqConfigFileGetDBL(cfg, "count", 0, &d), MkErrorGetText(MkErrorDEFAULT()));
     MQT_CHECK(d == 42.0);
-    MQT_OK(MqConfigFileGetDBL(cfg, "srv.none", 1.5, &d), MqConfigFileErrorGetText(cfg));
+    MQT_OK(MqConfigFileGetDBL(cfg, "srv.none", 1.5, &d), MkErrorGetText(MkErrorDEFAULT()));
     MQT_CHECK(d == 1.5);
     MQT_CHECK(MqConfigFileExists(cfg, "srv.port") && !MqConfigFileExists(cfg, "srv.host"));
 
     char want[600];
     MQT_CHECK(MqConfigFileGetI64(cfg, "name", 0, &i) == MK_ERROR);
     snprintf(want, sizeof want, "%s:1: 'name' is a string, not an integer", file);
-    MQT_CHECK_MSG(!strcmp(MqConfigFileErrorGetText(cfg), want), "got '%s'",
-                  MqConfigFileErrorGetText(cfg));
-    MQT_CHECK(MqConfigFileErrorGetCode(cfg) == MK_ERR_TYPE);
+    MQT_CHECK_MSG(!strcmp(MkErrorGetText(MkErrorDEFAULT()), want), "got '%s'",
+                  MkErrorGetText(MkErrorDEFAULT()));
+    MQT_CHECK(MkErrorGetCode(MkErrorDEFAULT()) == MK_ERR_TYPE);
     MQT_CHECK(MqConfigFileGetI64(cfg, "ratio", 0, &i) == MK_ERROR);
     MQT_CHECK(MqConfigFileGetBOL(cfg, "count", 0, &b) == MK_ERROR);
     MQT_CHECK(MqConfigFileGetSTR(cfg, "srv", NULL, &s) == MK_ERROR);
-    MQT_CHECK(strstr(MqConfigFileErrorGetText(cfg), "is a group, not a string") != NULL);
+    MQT_CHECK(strstr(MkErrorGetText(MkErrorDEFAULT()), "is a group, not a string") != NULL);
 
     MQT_CHECK(MqConfigFileRead(cfg, write_cfg("a = 1;\nb = ;\n")) == MK_ERROR);
-    MQT_CHECK(strstr(MqConfigFileErrorGetText(cfg), ":2: ") != NULL);
-    MQT_OK(MqConfigFileGetI64(cfg, "a", 7, &i), MqConfigFileErrorGetText(cfg));
+    MQT_CHECK(strstr(MkErrorGetText(MkErrorDEFAULT()), ":2: ") != NULL);
+    MQT_OK(MqConfigFileGetI64(cfg, "a", 7, &i), MkErrorGetText(MkErrorDEFAULT()));
     MQT_CHECK(i == 7); /* a failed read leaves nothing behind */
     MqConfigFileDelete(cfg);
 }

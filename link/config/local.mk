@@ -3,7 +3,7 @@
 # library that link/local.mk links into libmqlink, and its tests.
 if HAVE_LIBCONFIG
 noinst_LTLIBRARIES += link/config/libmqconfig.la
-noinst_HEADERS += link/config/config_api.h link/config/config_int.h link/config/config_load.h
+noinst_HEADERS += link/config/config_int.h link/config/config_load.h
 link_config_libmqconfig_la_SOURCES = \
 	link/config/config.c \
 	link/config/config_load.c

@@ -26,7 +26,7 @@ INTEROP_TESTS += tests/interop/py-cxx.sh
 endif
 endif
 TESTS += $(INTEROP_TESTS)
-nodist_check_SCRIPTS = $(INTEROP_TESTS)
+nodist_check_SCRIPTS += $(INTEROP_TESTS)
 CLEANFILES += $(INTEROP_TESTS)
 
 # One generated driver per client-server pair: CLIENT SERVER MODES.

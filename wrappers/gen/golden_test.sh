@@ -8,8 +8,8 @@ gen="$top_srcdir/wrappers/gen/mqgen.py"
 golden="$top_srcdir/wrappers/gen/golden"
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
-langs="python-glue python-pyi cxx"
-echo "1..6"
+langs="python-glue python-h python-pyi cxx"
+echo "1..$(( $(echo $langs | wc -w) * 2 ))"
 n=0
 for lang in $langs; do
     n=$((n + 1))

@@ -4,12 +4,14 @@
     mqgen.py API LANG OUT        write one generated file
     mqgen.py --check API HEADER...   TAP: every public C function is described
 
-LANG is one of: python-glue (C for the CPython module), python-pyi (stubs),
-cxx (the header-only C++ binding).  Tcl, Ruby and Java add an emitter each;
+LANG is one of: python-glue (C for the CPython module), python-h (its
+declarations for the runtime), python-pyi (stubs), cxx (the header-only C++
+binding).  Tcl, Ruby and Java add an emitter each;
 the parser and the type table below are shared (see wrappers/api/README.md).
 Standard library only; the output depends on nothing but the description,
 so running the generator twice gives the same bytes.
 """
+import keyword
 import os
 import re
 import sys
@@ -64,6 +66,29 @@ class Klass:
         self.name, self.attrs, self.doc, self.funcs = name, attrs, doc, []
         self.c = attrs.get("c", name)
         self.errors = attrs.get("errors", "kernel")
+        self.free = attrs.get("free")
+        # A class users may subclass needs the runtime (user data, factory);
+        # every other class is plain and generated whole.
+        self.plain = "subclass" not in attrs
+
+    def create(self):
+        """The ctor that makes a new owned object without arguments (the
+        language's constructor), or None."""
+        for f in self.funcs:
+            if f.kind == "ctor" and not f.inputs() and "tls" not in f.flags:
+                return f
+        return None
+
+
+def check_plain(k):
+    """A plain class is generated whole; say what it lacks instead of
+    emitting glue that does not compile."""
+    if k.errors != "kernel":
+        raise ApiError("class %s: a class without 'subclass' needs errors=kernel" % k.name)
+    if not k.free:
+        raise ApiError("class %s: a plain class needs free=CFUNC" % k.name)
+    if not k.create():
+        raise ApiError("class %s: a plain class needs a ctor without arguments" % k.name)
 
 
 class Api:
@@ -136,7 +161,7 @@ def parse(path, source_name=None):
             for w in m.group(2).split():
                 k, _, v = w.partition("=")
                 attrs[k] = v or True
-            klass = Klass(m.group(1), attrs, m.group(3))
+            klass = Klass(m.group(1), attrs, m.group(3).replace('\\"', '"'))
             api.classes.append(klass)
         elif word == "handwritten":
             m = re.match(r'^handwritten\s+(\w+)\((.*?)\)\s*->\s*(\S+)\s*"(.*)"$', line)
@@ -163,11 +188,19 @@ def parse(path, source_name=None):
                 klass.funcs.append(f)
         else:
             raise ApiError(where + ": unknown line kind '%s'" % word)
+    for k in api.classes:
+        if k.plain:
+            check_plain(k)
     return api
 
 
 def banner(api, comment):
     return "%s generated from %s by wrappers/gen/mqgen.py — do not edit\n" % (comment, api.source)
+
+
+def c_string(text):
+    """text as a C (and C++) string literal."""
+    return '"%s"' % text.replace("\\", "\\\\").replace('"', '\\"')
 
 
 # --------------------------------------------------------------- python glue
@@ -205,6 +238,95 @@ def py_value(t, expr, size=None):
     raise ApiError("no Python value for " + t)
 
 
+# A plain class's type: wrapping and freeing the C object, the type's slots
+# and spec (the runtime registers it from mqpy_classes).
+PY_PLAIN_TYPE = """\
+PyObject *
+mqpy_new_%(name)s(PyObject *any, %(c)s *p, int owned)
+{
+    PyTypeObject *t;
+    mqpy_%(name)s *o;
+
+    if (!p)
+        return mqpy_raise_kernel(any);
+    if (!(t = mqpy_class_type(any, MQPY_CLASS_%(name)s)) ||
+        !(o = PyObject_New(mqpy_%(name)s, t))) {
+        if (owned)
+            %(free)s(p);
+        return NULL;
+    }
+    o->obj = p;
+    o->owned = owned;
+    return (PyObject *)o;
+}
+
+void
+mqpy_delete_%(name)s(mqpy_%(name)s *self)
+{
+    %(c)s *p = self->obj;
+
+    self->obj = NULL;
+    if (p && self->owned)
+        %(free)s(p);
+}
+
+static PyObject *
+%(name)s_tp_new(PyTypeObject *t, PyObject *args, PyObject *kw)
+{
+    if (PyTuple_GET_SIZE(args) || (kw && PyDict_GET_SIZE(kw))) {
+        PyErr_SetString(PyExc_TypeError, "%(name)s() takes no arguments");
+        return NULL;
+    }
+    return mqpy_new_%(name)s((PyObject *)t, %(create)s(), 1);
+}
+
+static void
+%(name)s_tp_dealloc(mqpy_%(name)s *self)
+{
+    PyTypeObject *t = Py_TYPE(self);
+
+    mqpy_delete_%(name)s(self);
+    PyObject_Free(self);
+    Py_DECREF(t);
+}
+
+/* Not subclassable, so the deallocator identifies the type. */
+int
+mqpy_is_%(name)s(PyObject *o)
+{
+    return Py_TYPE(o)->tp_dealloc == (destructor)%(name)s_tp_dealloc;
+}
+
+static PyType_Slot %(name)s_slots[] = {
+    {Py_tp_new, %(name)s_tp_new},
+    {Py_tp_dealloc, %(name)s_tp_dealloc},
+    {Py_tp_methods, %(name)s_methods},
+    {Py_tp_doc, (void *)%(doc)s},
+    {0, NULL}
+};
+
+static PyType_Spec %(name)s_spec = {
+    "%(module)s.%(name)s", sizeof(mqpy_%(name)s), 0, Py_TPFLAGS_DEFAULT, %(name)s_slots
+};
+"""
+
+# Its declarations in gen/glue.h, for the glue and the runtime.
+PY_PLAIN_DECL = """\
+/* %(name)s: %(doc)s
+ * owned == 0 for a thread-owned (tls) object, which the wrapper never frees. */
+typedef struct {
+    PyObject_HEAD
+    %(c)s *obj;
+    int owned;
+} mqpy_%(name)s;
+/* Wrap p (owned: the wrapper frees it); NULL raises the kernel error. */
+PyObject *mqpy_new_%(name)s(PyObject *any, %(c)s *p, int owned);
+/* Free the C object once: Delete, then deallocation, find it gone. */
+void mqpy_delete_%(name)s(mqpy_%(name)s *self);
+int mqpy_is_%(name)s(PyObject *o);
+"""
+
+
 class PyGlue:
     def __init__(self, api):
         self.api = api
@@ -231,11 +353,11 @@ class PyGlue:
         if k is not None and f.kind not in ("ctor", "dtor"):
             self.w("    %s *obj = self->obj;" % k.c)
         for p in ins:
+            init = " = %s" % p.default if p.default else ""
             if p.type in C_TYPE:
-                self.w("    %s %s%s;" % (C_TYPE[p.type], p.name,
-                                          " = %s" % p.default if p.default else ""))
+                self.w("    %s %s%s;" % (C_TYPE[p.type], p.name, init))
             elif p.type in ("STR", "TOKEN", "FMT"):
-                self.w("    const char *%s;" % p.name)
+                self.w("    const char *%s%s;" % (p.name, init))
             elif p.type == "BIN":
                 self.w("    Py_buffer %s;" % p.name)
             elif p.type == "BUF":
@@ -258,7 +380,8 @@ class PyGlue:
         elif rt != "void":
             decl = {"STR": "const char *", "BUF": "MkBufferC *", "CTX": "MqContextC *"}.get(rt)
             self.w("    %sr;" % (decl or C_TYPE[rt] + " "))
-        self.w("")
+        if self.out[-1] != "{":
+            self.w("")
         if k is not None and f.kind not in ("ctor", "dtor"):
             self.w("    if (!obj)")
             self.w('        return mqpy_deleted((PyObject *)self, "%s");' % f.name)
@@ -368,8 +491,8 @@ class PyGlue:
         self.w("}")
         self.w("")
 
-    def table(self, name, funcs, prefix):
-        self.w("PyMethodDef %s[] = {" % name)
+    def table(self, name, funcs, prefix, static=False):
+        self.w("%sPyMethodDef %s[] = {" % ("static " if static else "", name))
         for f in funcs:
             if f.kind == "ctor":
                 flags = "METH_FASTCALL | METH_CLASS"
@@ -381,6 +504,24 @@ class PyGlue:
         self.w("    {NULL, NULL, 0, NULL}")
         self.w("};")
         self.w("")
+
+    def plain_type(self, k):
+        """Everything a plain class needs besides its methods."""
+        self.out += (PY_PLAIN_TYPE % dict(
+            name=k.name, c=k.c, free=k.free, create=k.create().cfunc, module=self.api.module,
+            doc=c_string(k.doc))).split("\n")
+
+    def klass(self, k):
+        self.w("/* ---- %s: %s */" % (k.name, k.doc))
+        self.w("")
+        for f in k.funcs:
+            if f.kind != "handwritten":
+                self.func(f)
+        if k.plain:
+            self.table("%s_methods" % k.name, k.funcs, k.name, static=True)
+            self.plain_type(k)
+        else:
+            self.table("mqpy_%s_methods" % k.name, k.funcs, k.name)
 
     def emit(self):
         api = self.api
@@ -397,13 +538,37 @@ class PyGlue:
             self.func(f)
         self.table("mqpy_module_methods", api.functions, "module")
         for k in api.classes:
-            self.w("/* ---- %s: %s */" % (k.name, k.doc))
-            self.w("")
-            for f in k.funcs:
-                if f.kind != "handwritten":
-                    self.func(f)
-            self.table("mqpy_%s_methods" % k.name, k.funcs, k.name)
+            self.klass(k)
+        self.w("/* The plain classes, in the order of MQPY_CLASS_*, for the module to register. */")
+        self.w("const mqpy_class mqpy_classes[] = {")
+        for k in api.classes:
+            if k.plain:
+                self.w('    {"%s", &%s_spec},' % (k.name, k.name))
+        self.w("    {NULL, NULL}")
+        self.w("};")
         return "\n".join(self.out).rstrip() + "\n"
+
+
+def emit_python_h(api):
+    """gen/glue.h: what the glue defines, for the runtime (runtime.h includes it)."""
+    plain = [k for k in api.classes if k.plain]
+    o = ["/* " + banner(api, "").strip() + " */",
+         "/* The declarations of gen/glue.c: the plain classes, whose types come",
+         " * entirely from the description, and the tables the module registers. */",
+         "#ifndef MQPY_GLUE_H", "#define MQPY_GLUE_H", "",
+         "/* Index of each plain class in mqpy_classes and in the module state. */",
+         "enum {"]
+    o += ["    MQPY_CLASS_%s," % k.name for k in plain]
+    o += ["    MQPY_CLASS_COUNT", "};", ""]
+    for k in plain:
+        o += (PY_PLAIN_DECL % dict(name=k.name, c=k.c, doc=k.doc)).split("\n")
+    o += ["extern const mqpy_const mqpy_consts[];",
+          "extern const mqpy_class mqpy_classes[];",
+          "extern PyMethodDef mqpy_module_methods[];"]
+    o += ["extern PyMethodDef mqpy_%s_methods[]; /* the runtime defines the type */" % k.name
+          for k in api.classes if not k.plain]
+    o += ["", "#endif"]
+    return "\n".join(o) + "\n"
 
 
 # ------------------------------------------------------------- python stubs
@@ -437,7 +602,8 @@ def emit_pyi(api):
     def sig(f, indent):
         ps = ["cls" if f.kind == "ctor" else "self"] if f.cls else []
         for p in f.inputs():
-            ps.append("%s: %s%s" % (p.name, PYI_IN[p.type], " = ..." if p.default else ""))
+            name = p.name + "_" if keyword.iskeyword(p.name) else p.name  # def: in C, not Python
+            ps.append("%s: %s%s" % (name, PYI_IN[p.type], " = ..." if p.default else ""))
         rt = f.ret_type
         if rt == "err":
             r = PYI_TYPE[f.outs()[0].type] if f.outs() else "None"
@@ -600,18 +766,19 @@ def emit_cxx(api):
         o += [l[4:] if l.startswith("    ") else l for l in method(f, None)]
     o.append("")
     for k in api.classes:
-        create = [f.cfunc for f in k.funcs if f.kind == "ctor" and not f.inputs()]
-        base = "detail::ContextCore" if k.errors == "context" else \
-            "detail::Handle<%s, ::%s, ::%s, ::%s>" % (k.name, k.c, create[0], k.attrs.get("free"))
+        # A plain class is an RAII handle whose constructor is the argument-free
+        # ctor; a subclassable one builds on the runtime's ContextCore.
+        base = "detail::ContextCore" if not k.plain else \
+            "detail::Handle<%s, ::%s, ::%s, ::%s>" % (k.name, k.c, k.create().cfunc, k.free)
         o.append("/// %s" % k.doc)
         o.append("class %s : public %s {" % (k.name, base))
         o.append("  public:")
-        o.append("    using %s;" % ("detail::ContextCore::ContextCore" if k.errors == "context"
-                                    else "Handle::Handle"))
-        if k.errors == "context":
+        o.append("    using %s;" % ("Handle::Handle" if k.plain
+                                    else "detail::ContextCore::ContextCore"))
+        if not k.plain:
             o.append("    MQLINK_CONTEXT_MEMBERS(%s)" % k.name)
         for f in k.funcs:
-            if (k.errors == "context" and f.kind == "ctor") or f.kind == "handwritten":
+            if (not k.plain and f.kind == "ctor") or f.kind == "handwritten":
                 continue  # MqContextC() is the constructor; runtime methods are in ContextCore
             o += method(f, k)
         o.append("};")
@@ -683,6 +850,7 @@ def check(api, headers):
 
 EMITTERS = {
     "python-glue": lambda api: PyGlue(api).emit(),
+    "python-h": emit_python_h,
     "python-pyi": emit_pyi,
     "cxx": emit_cxx,
 }
@@ -697,7 +865,11 @@ def source_name(path):
 
 def main(argv):
     if len(argv) >= 3 and argv[1] == "--check":
-        api = parse(argv[2], source_name(argv[2]))
+        try:
+            api = parse(argv[2], source_name(argv[2]))
+        except ApiError as e:
+            sys.stdout.write("1..1\nnot ok 1 - the description parses\n#   %s\n" % e)
+            return 1
         ok, text = check(api, argv[3:])
         sys.stdout.write(text)
         return 0 if ok else 1

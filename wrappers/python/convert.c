@@ -160,7 +160,7 @@ mqpy_to_BIN(PyObject *o, Py_buffer *view, const char *fn)
 int
 mqpy_to_BUF(PyObject *self, PyObject *o, MkBufferC **v, const char *fn)
 {
-    if (!mqpy_is_buffer(o)) {
+    if (!mqpy_is_MkBufferC(o)) {
         PyErr_Format(PyExc_TypeError, "%s: expected MkBufferC, got %.100s", fn,
                      Py_TYPE(o)->tp_name);
         return 0;

@@ -7,9 +7,7 @@
 
 /* Per-module state instead of static globals (one per interpreter). */
 typedef struct {
-    PyTypeObject *MkBufferC;
-    PyTypeObject *MkBufferStreamC;
-    PyTypeObject *MkBufferListC;
+    PyTypeObject *classes[MQPY_CLASS_COUNT]; /* the plain classes, by MQPY_CLASS_* */
     PyTypeObject *MqContextC;
     PyObject *MkExceptionC;
 } mqpy_state;
@@ -19,8 +17,8 @@ extern PyModuleDef mqpy_module_def;
 /* The state of the module that defined obj's type (obj may be a type);
  * NULL with an exception set when there is none. */
 mqpy_state *mqpy_state_of(PyObject *obj);
-/* Type checks that need no state (they compare the C implementation). */
-int mqpy_is_buffer(PyObject *o);
+/* True for an MqContextC or an object of a subclass (no state needed: it
+ * compares the C implementation). */
 int mqpy_is_context(PyObject *o);
 
 /* Context lifetime (runtime.c): the destroy callback every context gets. */

@@ -1,12 +1,16 @@
 /* runtime.c — the mqlink extension module: heap types, object lifetime and
  * module initialisation.  Methods come from the generated glue (gen/glue.c).
  *
- * Who owns what: a kernel object wrapper frees its C object unless it came
- * from CreateTLS (the thread owns those).  A context wrapper and its C
+ * Who owns what: the wrapper of a plain object frees its C object unless a
+ * tls ctor made it (CreateTLS: the thread owns those).  A context wrapper and its C
  * context point at each other; the C context's destroy callback clears the
  * wrapper's pointer whoever deletes the context (Delete, a parent's delete,
  * the library ending a server instance), so a stale wrapper raises instead of
- * touching freed memory. */
+ * touching freed memory.
+ *
+ * Only what is special lives here: the context (subclassable, with user data
+ * and a destroy callback) and the exception.  The plain classes' types are
+ * generated whole and registered from the table mqpy_classes. */
 #include "module.h"
 
 static const char exception_src[] =
@@ -32,62 +36,15 @@ mqpy_state_of(PyObject *obj)
     return PyModule_GetState(m);
 }
 
-/* ------------------------------------------------------------ kernel types */
+/* ------------------------------------------------------------ plain types */
 
-#define KERNEL_TYPE(C, CREATE, DELETE)                                         \
-    PyObject *mqpy_new_##C(PyObject *any, C *p, int owned)                     \
-    {                                                                          \
-        mqpy_state *st;                                                        \
-        mqpy_##C *o;                                                           \
-        if (!p)                                                                \
-            return mqpy_raise_kernel(any);                                     \
-        if (!(st = mqpy_state_of(any)) || !(o = PyObject_New(mqpy_##C, st->C))) { \
-            if (owned)                                                         \
-                DELETE(p);                                                     \
-            return NULL;                                                       \
-        }                                                                      \
-        o->obj = p;                                                            \
-        o->owned = owned;                                                      \
-        return (PyObject *)o;                                                  \
-    }                                                                          \
-    void mqpy_delete_##C(mqpy_##C *self)                                       \
-    {                                                                          \
-        C *p = self->obj;                                                      \
-        self->obj = NULL;                                                      \
-        if (p && self->owned)                                                  \
-            DELETE(p);                                                         \
-    }                                                                          \
-    static PyObject *C##_tp_new(PyTypeObject *t, PyObject *args, PyObject *kw) \
-    {                                                                          \
-        if (PyTuple_GET_SIZE(args) || (kw && PyDict_GET_SIZE(kw))) {           \
-            PyErr_SetString(PyExc_TypeError, #C "() takes no arguments");      \
-            return NULL;                                                       \
-        }                                                                      \
-        return mqpy_new_##C((PyObject *)t, CREATE(), 1);                       \
-    }                                                                          \
-    static void C##_tp_dealloc(mqpy_##C *self)                                 \
-    {                                                                          \
-        PyTypeObject *t = Py_TYPE(self);                                       \
-        mqpy_delete_##C(self);                                                 \
-        PyObject_Free(self);                                                   \
-        Py_DECREF(t);                                                          \
-    }                                                                          \
-    static PyType_Slot C##_slots[] = {                                         \
-        {Py_tp_new, C##_tp_new},                                               \
-        {Py_tp_dealloc, C##_tp_dealloc},                                       \
-        {Py_tp_methods, mqpy_##C##_methods},                                   \
-        {0, NULL}};                                                            \
-    static PyType_Spec C##_spec = {"mqlink." #C, sizeof(mqpy_##C), 0,          \
-                                   Py_TPFLAGS_DEFAULT, C##_slots};
-
-KERNEL_TYPE(MkBufferC, MkBufferCreate, MkBufferDelete)
-KERNEL_TYPE(MkBufferStreamC, MkBufferStreamCreate, MkBufferStreamDelete)
-KERNEL_TYPE(MkBufferListC, MkBufferListCreate, MkBufferListDelete)
-
-int
-mqpy_is_buffer(PyObject *o)
+/* The plain classes' types are generated (gen/glue.c); their objects find
+ * their type here, in the module state, so that each interpreter has its own. */
+PyTypeObject *
+mqpy_class_type(PyObject *any, int index)
 {
-    return Py_TYPE(o)->tp_dealloc == (destructor)MkBufferC_tp_dealloc;
+    mqpy_state *st = mqpy_state_of(any);
+    return st ? st->classes[index] : NULL;
 }
 
 /* ---------------------------------------------------------------- contexts */
@@ -220,6 +177,35 @@ make_exception(void)
     return exc;
 }
 
+/* Add a type or the exception as attribute name, listed in __all__. */
+static int
+add_object(PyObject *m, PyObject *all, const char *name, PyObject *o)
+{
+    if (PyModule_AddObjectRef(m, name, o) < 0)
+        return -1;
+    return add_name(all, name);
+}
+
+/* The types: the plain classes of the description (mqpy_classes), then the
+ * hand-written context and the exception. */
+static int
+add_types(PyObject *m, mqpy_state *st, PyObject *all)
+{
+    for (int i = 0; i < MQPY_CLASS_COUNT; i++) {
+        const mqpy_class *c = &mqpy_classes[i];
+        st->classes[i] = (PyTypeObject *)PyType_FromModuleAndSpec(m, c->spec, NULL);
+        if (!st->classes[i] || add_object(m, all, c->name, (PyObject *)st->classes[i]))
+            return -1;
+    }
+    if (!(st->MqContextC = (PyTypeObject *)PyType_FromModuleAndSpec(m, &Context_spec, NULL)) ||
+        add_object(m, all, "MqContextC", (PyObject *)st->MqContextC))
+        return -1;
+    if (!(st->MkExceptionC = make_exception()) ||
+        add_object(m, all, "MkExceptionC", st->MkExceptionC))
+        return -1;
+    return 0;
+}
+
 static int
 mqpy_exec(PyObject *m)
 {
@@ -227,25 +213,7 @@ mqpy_exec(PyObject *m)
     PyObject *all = PyList_New(0);
     int rc = -1;
 
-    if (!all || !mqpy_callback_init())
-        goto error;
-    if (!(st->MkBufferC = (PyTypeObject *)PyType_FromModuleAndSpec(m, &MkBufferC_spec, NULL)) ||
-        !(st->MkBufferStreamC =
-              (PyTypeObject *)PyType_FromModuleAndSpec(m, &MkBufferStreamC_spec, NULL)) ||
-        !(st->MkBufferListC =
-              (PyTypeObject *)PyType_FromModuleAndSpec(m, &MkBufferListC_spec, NULL)) ||
-        !(st->MqContextC = (PyTypeObject *)PyType_FromModuleAndSpec(m, &Context_spec, NULL)) ||
-        !(st->MkExceptionC = make_exception()))
-        goto error;
-    if (PyModule_AddObjectRef(m, "MkBufferC", (PyObject *)st->MkBufferC) < 0 ||
-        PyModule_AddObjectRef(m, "MkBufferStreamC", (PyObject *)st->MkBufferStreamC) < 0 ||
-        PyModule_AddObjectRef(m, "MkBufferListC", (PyObject *)st->MkBufferListC) < 0 ||
-        PyModule_AddObjectRef(m, "MqContextC", (PyObject *)st->MqContextC) < 0 ||
-        PyModule_AddObjectRef(m, "MkExceptionC", st->MkExceptionC) < 0)
-        goto error;
-    if (add_name(all, "MkBufferC") || add_name(all, "MkBufferStreamC") ||
-        add_name(all, "MkBufferListC") || add_name(all, "MqContextC") ||
-        add_name(all, "MkExceptionC"))
+    if (!all || !mqpy_callback_init() || add_types(m, st, all))
         goto error;
     for (const mqpy_const *c = mqpy_consts; c->name; c++)
         if (PyModule_AddIntConstant(m, c->name, c->value) < 0 || add_name(all, c->name))
@@ -265,9 +233,8 @@ static int
 mqpy_traverse(PyObject *m, visitproc visit, void *arg)
 {
     mqpy_state *st = PyModule_GetState(m);
-    Py_VISIT(st->MkBufferC);
-    Py_VISIT(st->MkBufferStreamC);
-    Py_VISIT(st->MkBufferListC);
+    for (int i = 0; i < MQPY_CLASS_COUNT; i++)
+        Py_VISIT(st->classes[i]);
     Py_VISIT(st->MqContextC);
     Py_VISIT(st->MkExceptionC);
     return 0;
@@ -277,9 +244,8 @@ static int
 mqpy_clear(PyObject *m)
 {
     mqpy_state *st = PyModule_GetState(m);
-    Py_CLEAR(st->MkBufferC);
-    Py_CLEAR(st->MkBufferStreamC);
-    Py_CLEAR(st->MkBufferListC);
+    for (int i = 0; i < MQPY_CLASS_COUNT; i++)
+        Py_CLEAR(st->classes[i]);
     Py_CLEAR(st->MqContextC);
     Py_CLEAR(st->MkExceptionC);
     return 0;

@@ -1,7 +1,7 @@
-/* runtime.h — the hand-written part of the Python binding: object layouts,
- * argument conversion, exceptions, callbacks into Python and server-instance
- * creation.  The generated glue (gen/glue.c) calls only what is declared
- * here and the C API itself. */
+/* runtime.h — the hand-written part of the Python binding: the context's
+ * object layout, argument conversion, exceptions, callbacks into Python and
+ * server-instance creation.  The generated glue (gen/glue.c) calls only what
+ * is declared here (with gen/glue.h) and the C API itself. */
 #ifndef MQPY_RUNTIME_H
 #define MQPY_RUNTIME_H
 
@@ -9,25 +9,6 @@
 #include <Python.h>
 
 #include <mqlink.h>
-
-/* A kernel object; owned == 0 for thread-owned (CreateTLS) objects. */
-typedef struct {
-    PyObject_HEAD
-    MkBufferC *obj;
-    int owned;
-} mqpy_MkBufferC;
-
-typedef struct {
-    PyObject_HEAD
-    MkBufferStreamC *obj;
-    int owned;
-} mqpy_MkBufferStreamC;
-
-typedef struct {
-    PyObject_HEAD
-    MkBufferListC *obj;
-    int owned;
-} mqpy_MkBufferListC;
 
 /* A context.  The C context's user data points back here (borrowed); obj is
  * cleared by the context's destroy callback, whoever deletes it.  A server
@@ -44,17 +25,20 @@ typedef struct {
     long value;
 } mqpy_const;
 
+/* A plain class for the module to register: its name and type spec. */
+typedef struct {
+    const char *name;
+    PyType_Spec *spec;
+} mqpy_class;
+
+/* What the generated glue defines: the plain classes (every class of the
+ * description that is not subclassable: object layout, new/delete helpers,
+ * type spec) and the tables of constants, classes and methods. */
+#include "gen/glue.h"
+
 /* How long the library keeps a callback: for the registration's lifetime
  * (services, setup) or for one call (SendEND_AND_CALLBACK). */
 enum { MQPY_SCOPE_NOTIFIED = 1, MQPY_SCOPE_ONCE = 2 };
-
-/* Generated tables (gen/glue.c). */
-extern const mqpy_const mqpy_consts[];
-extern PyMethodDef mqpy_module_methods[];
-extern PyMethodDef mqpy_MkBufferC_methods[];
-extern PyMethodDef mqpy_MkBufferStreamC_methods[];
-extern PyMethodDef mqpy_MkBufferListC_methods[];
-extern PyMethodDef mqpy_MqContextC_methods[];
 
 /* Arguments: each returns 0 with a Python exception set on failure; fn is
  * the method name used in the message ("SendI8: 300 out of range for I8"). */
@@ -92,15 +76,14 @@ PyObject *mqpy_raise_kernel(PyObject *self);
 PyObject *mqpy_raise_ctx(PyObject *self, MqContextC *ctx);
 PyObject *mqpy_deleted(PyObject *self, const char *fn);
 
-/* Wrap a new C object (owned: the wrapper frees it); NULL raises. */
-PyObject *mqpy_new_MkBufferC(PyObject *cls_or_obj, MkBufferC *p, int owned);
-PyObject *mqpy_new_MkBufferStreamC(PyObject *cls_or_obj, MkBufferStreamC *p, int owned);
-PyObject *mqpy_new_MkBufferListC(PyObject *cls_or_obj, MkBufferListC *p, int owned);
+/* The type of plain class index (MQPY_CLASS_*) in the module of any (an
+ * object or type of the module); borrowed, NULL with an exception set. */
+PyTypeObject *mqpy_class_type(PyObject *any, int index);
+
+/* Wrap a new C context in an object of cls (or of MqContextC when given an
+ * object); NULL raises. */
 PyObject *mqpy_new_MqContextC(PyObject *cls_or_obj, MqContextC *p, int owned);
-/* Delete (the dtor of each class): frees the C object once. */
-void mqpy_delete_MkBufferC(mqpy_MkBufferC *self);
-void mqpy_delete_MkBufferStreamC(mqpy_MkBufferStreamC *self);
-void mqpy_delete_MkBufferListC(mqpy_MkBufferListC *self);
+/* Delete: deletes the C context (its destroy callback clears obj). */
 void mqpy_delete_MqContextC(mqpy_MqContextC *self);
 
 /* Callbacks: data for the C registration (holds a reference to callable). */

@@ -32,10 +32,13 @@ def generate(lang, out):
 class BuildExt(build_ext):
     def run(self):
         # generated into the build directory, never into the source tree
-        glue = os.path.join(os.path.abspath(self.build_temp), "gen", "glue.c")
+        temp = os.path.abspath(self.build_temp)
+        glue = os.path.join(temp, "gen", "glue.c")
         generate("python-glue", glue)
+        generate("python-h", os.path.join(temp, "gen", "glue.h"))  # runtime.h includes it
         for ext in self.extensions:
             ext.sources = [glue if s == "gen/glue.c" else s for s in ext.sources]
+            ext.include_dirs.append(temp)
         super().run()
         stub = os.path.join(self.build_lib, "mqlink.pyi")
         generate("python-pyi", stub)

@@ -67,6 +67,32 @@ class MkBufferListC : public detail::Handle<MkBufferListC, ::MkBufferListC, ::Mk
     }
 };
 
+/// Typed reads from a "libconfig" file.
+class MqConfigFileC : public detail::Handle<MqConfigFileC, ::MqConfigFileC, ::MqConfigFileCreate, ::MqConfigFileDelete> {
+  public:
+    using Handle::Handle;
+    /// Create an empty configuration.
+    static MqConfigFileC Create() {
+        return MqConfigFileC::Adopt(::MqConfigFileCreate(), true);
+    }
+    /// Read and parse file.
+    void Read(const std::string & file) {
+        detail::check_kernel(::MqConfigFileRead(Ptr(), file.c_str()));
+    }
+    /// The string at path, or def.
+    std::string GetSTR(const std::string & path, const std::string & def = "") {
+        const char *v = nullptr;
+        detail::check_kernel(::MqConfigFileGetSTR(Ptr(), path.c_str(), def.c_str(), &v));
+        return detail::str(v);
+    }
+    /// The boolean at path, or def.
+    bool GetBOL(const std::string & path, bool def = false) {
+        MK_BOL v{};
+        detail::check_kernel(::MqConfigFileGetBOL(Ptr(), path.c_str(), def, &v));
+        return (v) != 0;
+    }
+};
+
 /// One end of a link.
 class MqContextC : public detail::ContextCore {
   public:

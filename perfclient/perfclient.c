@@ -1,0 +1,231 @@
+/* perfclient.c — the client of the performance suite: options, the timed
+ * loop and one output line per test.
+ *
+ *   perfclient [TESTS] [SIZE] [--wrk N] [--window N] [--server-cpu N] LINK-ARGS
+ *   TESTS  --send-nothing --send --send-and-wait --send-and-callback
+ *          --send-persistent --parent --child --bus --bfl, or --all
+ *   SIZE   --num N (most operations per test) and/or --sec S (most seconds
+ *          per test); neither: --sec 1
+ *   LINK-ARGS  everything else, given to MqLinkCreate unchanged:
+ *          `@ perfserver ...` (pipe), `--uds --file PATH`, `--tcp --port P`
+ *   --sizes  print the encoded message sizes (for perflimit) and exit
+ *
+ * Output, one line per test, made for performance.bash:
+ *   send-nothing ops/s=512345 count=512345 sec=1.000
+ *   send-persistent na.            (no figure exists: never a made-up one)
+ *   send-and-wait error: TEXT      (the test failed; exit status 1) */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "perfclient.h"
+
+typedef MkErrorE (*perf_test_fn)(perf_client *pc, perf_result *res);
+
+/* The tests in the order of the table's columns; fn NULL: not available. */
+static const struct perf_test {
+    const char *name;
+    perf_test_fn fn;
+} tests[] = {
+    {"send-nothing", perf_send_nothing},
+    {"send", perf_send},
+    {"send-and-callback", perf_send_and_callback},
+    {"send-and-wait", perf_send_and_wait},
+    {"parent", perf_parent},
+    {"child", perf_child},
+    {"bus", perf_bus},
+    {"bfl", perf_bfl},
+    {"send-persistent", NULL}, /* persistent delivery is not in the API yet */
+};
+#define NTESTS (int)(sizeof tests / sizeof tests[0])
+
+double
+perf_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void
+perf_stop(perf_result *res)
+{
+    res->sec = perf_now() - res->t0;
+}
+
+MkErrorE
+perf_loop(perf_client *pc, perf_op op, void *arg, int batch, perf_result *res)
+{
+    long n = 0;
+    double now = res->t0 = perf_now();
+    while (n < pc->num && now - res->t0 < pc->sec) {
+        for (int i = 0; i < batch && n < pc->num; i++, n++)
+            if (op(pc, arg) != MK_OK)
+                return MK_ERROR;
+        now = perf_now();
+    }
+    res->count = n;
+    res->sec = now - res->t0;
+    return MK_OK;
+}
+
+static int
+usage(const char *why)
+{
+    fprintf(stderr, "perfclient: %s\n"
+            "usage: perfclient [--all | --send-nothing --send --send-and-wait --send-and-callback\n"
+            "         --send-persistent --parent --child --bus --bfl] [--num N] [--sec S]\n"
+            "         [--wrk N] [--window N] [--server-cpu N] [--sizes] LINK-ARGS\n", why);
+    return 2;
+}
+
+static int
+test_index(const char *opt)
+{
+    for (int i = 0; i < NTESTS; i++)
+        if (strncmp(opt, "--", 2) == 0 && strcmp(opt + 2, tests[i].name) == 0)
+            return i;
+    return -1;
+}
+
+/* A numeric option value; returns 0 and sets *out, or -1. */
+static int
+number(const char *s, double min, double *out)
+{
+    char *end;
+    *out = s ? strtod(s, &end) : 0;
+    return s && *s && *end == '\0' && *out >= min ? 0 : -1;
+}
+
+/* The numeric options: name, smallest value, and where the value goes
+ * (-1: not given). */
+enum { OPT_NUM, OPT_SEC, OPT_WRK, OPT_WINDOW, OPT_CPU, NOPTS };
+static const struct {
+    const char *name;
+    double min;
+} numeric[NOPTS] = {
+    {"--num", 1}, {"--sec", 0.001}, {"--wrk", 1}, {"--window", 1}, {"--server-cpu", 0},
+};
+
+static int
+numeric_index(const char *opt)
+{
+    for (int i = 0; i < NOPTS; i++)
+        if (strcmp(opt, numeric[i].name) == 0)
+            return i;
+    return -1;
+}
+
+static void
+apply(perf_client *pc, const double *v)
+{
+    pc->num = v[OPT_NUM] > 0 ? (long)v[OPT_NUM] : LONG_MAX;
+    pc->sec = v[OPT_SEC] > 0 ? v[OPT_SEC] : v[OPT_NUM] > 0 ? 1e9 : 1.0;
+    pc->wrk = v[OPT_WRK] > 0 ? (int)v[OPT_WRK] : 5;
+    pc->window = v[OPT_WINDOW] > 0 ? (int)v[OPT_WINDOW] : 1000;
+    pc->server_cpu = (int)v[OPT_CPU];
+}
+
+/* Take perfclient's options out of argv, leaving the link's arguments (after
+ * argv[0]) in order; "@" ends perfclient's options. */
+static int
+parse(perf_client *pc, int *selected, int argc, const char **argv, int *sizes)
+{
+    double v[NOPTS] = {-1, -1, -1, -1, -1};
+    int out = 1, i = 1, t, n;
+    for (; i < argc && strcmp(argv[i], "@") != 0; i++) {
+        const char *o = argv[i];
+        if ((t = test_index(o)) >= 0)
+            selected[t] = 1;
+        else if (strcmp(o, "--all") == 0)
+            for (t = 0; t < NTESTS; t++)
+                selected[t] = 1;
+        else if (strcmp(o, "--sizes") == 0)
+            *sizes = 1;
+        else if ((n = numeric_index(o)) >= 0) {
+            if (number(i + 1 < argc ? argv[i + 1] : NULL, numeric[n].min, &v[n]) != 0)
+                return usage("bad or missing number after an option");
+            i++;
+        } else
+            argv[out++] = o;
+    }
+    while (i < argc)
+        argv[out++] = argv[i++];
+    argv[out] = NULL;
+    apply(pc, v);
+    pc->link_argc = out;
+    pc->link_argv = argv;
+    return 0;
+}
+
+/* Run one test and print its line; returns 0 on success. */
+static int
+run_test(perf_client *pc, const struct perf_test *t)
+{
+    perf_result res = {0};
+    if (!t->fn) {
+        printf("%s na.\n", t->name);
+        return 0;
+    }
+    if (t->fn(pc, &res) != MK_OK) {
+        printf("%s error: %s\n", t->name, MqErrorGetText(pc->ctx));
+        fprintf(stderr, "perfclient: %s: %s\n", t->name, MqErrorGetText(pc->ctx));
+        MqErrorReset(pc->ctx);
+        return 1;
+    }
+    printf("%s ops/s=%.0f count=%ld sec=%.3f\n", t->name,
+           res.sec > 0 ? (double)res.count / res.sec : 0.0, res.count, res.sec);
+    return 0;
+}
+
+static void
+print_header(const perf_client *pc)
+{
+#ifdef MQ_HAVE_THREADS
+    printf("# perfclient threads=yes wrk=%d window=%d link:", pc->wrk, pc->window);
+#else
+    printf("# perfclient threads=no wrk=1 window=%d link:", pc->window);
+#endif
+    for (int i = 1; i < pc->link_argc; i++)
+        printf(" %s", pc->link_argv[i]);
+    printf("\n");
+}
+
+int
+main(int argc, char **argv)
+{
+    perf_client pc = {0};
+    int selected[NTESTS] = {0}, sizes = 0, failed = 0, any = 0;
+    if (parse(&pc, selected, argc, (const char **)argv, &sizes) != 0)
+        return 2;
+    if (sizes) {
+        size_t empty, send;
+        perf_message_sizes(&empty, &send);
+        printf("size-empty=%zu size-send=%zu\n", empty, send);
+        return 0;
+    }
+    for (int i = 0; i < NTESTS; i++)
+        any |= selected[i];
+    if (!any)
+        return usage("no test selected");
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    print_header(&pc);
+    pc.ctx = MqContextCreate();
+    MqConfigSetName(pc.ctx, "perfclient");
+    if (perf_link_create(&pc, pc.ctx) != MK_OK) {
+        fprintf(stderr, "perfclient: %s\n", MqErrorGetText(pc.ctx));
+        MqContextDelete(pc.ctx);
+        return 1;
+    }
+    for (int i = 0; i < NTESTS && MqLinkIsConnected(pc.ctx); i++)
+        if (selected[i])
+            failed |= run_test(&pc, &tests[i]);
+    MqContextDelete(pc.ctx);
+    return failed;
+}

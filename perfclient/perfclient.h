@@ -1,0 +1,58 @@
+/* perfclient.h — what the parts of perfclient share: the options, one
+ * measured result, the timed loop, and the tests. */
+#ifndef PERFCLIENT_H
+#define PERFCLIENT_H
+
+#include "mqlink.h"
+
+/* The options and the main link; built by main, read by every test. */
+typedef struct perf_client {
+    MqContextC *ctx;        /* the main link, opened from link_argv */
+    int link_argc;          /* arguments for MqLinkCreate (argv[0] included) */
+    const char **link_argv;
+    long num;               /* most operations per test */
+    double sec;             /* most seconds per test */
+    int wrk;                /* --parent worker threads */
+    int window;             /* --send-and-callback: most calls in flight */
+    int server_cpu;         /* pipe mode: CPU for forked servers, -1: none */
+    long outstanding;       /* callbacks not yet run */
+    long failed_cb;         /* callbacks that saw an error */
+} perf_client;
+
+/* One measured figure: count operations done in sec seconds. */
+typedef struct perf_result {
+    long count;
+    double sec;
+    double t0;  /* perf_now() when the loop started */
+} perf_result;
+
+/* One operation of a timed loop. */
+typedef MkErrorE (*perf_op)(perf_client *pc, void *arg);
+
+/* Monotonic time in seconds. */
+double perf_now(void);
+/* Run op until pc->num operations or pc->sec seconds are done, checking the
+ * clock every batch operations; sets res->count, res->t0 and res->sec.  A
+ * test with a final synchronisation calls perf_stop after it. */
+MkErrorE perf_loop(perf_client *pc, perf_op op, void *arg, int batch, perf_result *res);
+/* Set res->sec to the time since res->t0. */
+void perf_stop(perf_result *res);
+
+/* The tests (tests.c, create.c); each warms up with one operation first. */
+MkErrorE perf_send_nothing(perf_client *pc, perf_result *res);
+MkErrorE perf_send(perf_client *pc, perf_result *res);
+MkErrorE perf_send_and_wait(perf_client *pc, perf_result *res);
+MkErrorE perf_send_and_callback(perf_client *pc, perf_result *res);
+MkErrorE perf_bus(perf_client *pc, perf_result *res);
+MkErrorE perf_bfl(perf_client *pc, perf_result *res);
+MkErrorE perf_parent(perf_client *pc, perf_result *res);
+MkErrorE perf_child(perf_client *pc, perf_result *res);
+
+/* Open ctx's link from pc's arguments; in pipe mode the forked server lands
+ * on pc->server_cpu (create.c). */
+MkErrorE perf_link_create(perf_client *pc, MqContextC *ctx);
+/* The encoded sizes of the NOTHING and the send/ECUL messages in bytes,
+ * frame header included (tests.c). */
+void perf_message_sizes(size_t *empty, size_t *send);
+
+#endif

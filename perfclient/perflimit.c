@@ -1,0 +1,195 @@
+/* perflimit.c — the `L: limit` row of the performance suite: this machine's
+ * limits, measured with raw system calls (no mqlink) on the transport the
+ * link uses, with messages of the link's sizes.
+ *
+ *   perflimit [--transport pipe|uds|tcp] [--size N] [--size-empty N]
+ *             [--batch N] [--num N] [--sec S] [--peer-cpu N] [--exec PROG]
+ *             [--roundtrip --oneway --fork --spawn --thread | --all]
+ *   perflimit --free-port     print a TCP port the kernel picked, exit
+ *   perflimit --features      print threads=yes|no, exit
+ *
+ * Output lines (same shape as perfclient's):
+ *   limit-roundtrip        write+read ping-pong of --size bytes   (WAIT, CALLBACK)
+ *   limit-oneway           one write() per --size message          (END)
+ *   limit-oneway-empty     one write() per --size-empty message    (NOTHING)
+ *   limit-oneway-batched   --size messages packed into --batch-byte writes
+ *   limit-fork             fork + _exit + waitpid                  (PARENT, --fork)
+ *   limit-spawn            fork + exec `PROG --version` + waitpid  (PARENT, pipe, --spawn)
+ *   limit-thread           pthread create + join                   (PARENT, --thread) */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "perflimit.h"
+
+enum { T_ROUNDTRIP, T_ONEWAY, T_FORK, T_SPAWN, T_THREAD, NTESTS };
+static const char *const test_names[NTESTS] = {"roundtrip", "oneway", "fork", "spawn", "thread"};
+
+double
+lim_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int
+lim_more(const lim_opts *o, long n, double t0)
+{
+    if (n >= o->num)
+        return 0;
+    return n % 16 != 0 || lim_now() - t0 < o->sec;
+}
+
+static void
+report(const char *name, int rc, const lim_result *r, const char *extra)
+{
+    if (rc != 0) {
+        printf("limit-%s error: %s\n", name, strerror(errno));
+        return;
+    }
+    printf("limit-%s ops/s=%.0f count=%ld sec=%.3f%s\n", name,
+           r->sec > 0 ? (double)r->count / r->sec : 0.0, r->count, r->sec, extra);
+}
+
+static void
+run(const lim_opts *o, int t)
+{
+    lim_result r = {0};
+    char extra[512];
+    switch (t) {
+    case T_ROUNDTRIP:
+        snprintf(extra, sizeof extra, " size=%zu", o->size);
+        report("roundtrip", lim_roundtrip(o, &r), &r, extra);
+        break;
+    case T_ONEWAY:
+        snprintf(extra, sizeof extra, " size=%zu", o->size);
+        report("oneway", lim_oneway(o, o->size, 0, &r), &r, extra);
+        snprintf(extra, sizeof extra, " size=%zu", o->size_empty);
+        report("oneway-empty", lim_oneway(o, o->size_empty, 0, &r), &r, extra);
+        snprintf(extra, sizeof extra, " size=%zu batch=%zu", o->size, o->batch);
+        report("oneway-batched", lim_oneway(o, o->size, o->batch, &r), &r, extra);
+        break;
+    case T_FORK:
+        report("fork", lim_fork(o, &r), &r, "");
+        break;
+    case T_SPAWN:
+        snprintf(extra, sizeof extra, " exec=%s", o->exec);
+        report("spawn", lim_spawn(o, &r), &r, extra);
+        break;
+    case T_THREAD:
+#ifdef MQ_HAVE_THREADS
+        report("thread", lim_thread(o, &r), &r, "");
+#else
+        printf("limit-thread na.\n");
+#endif
+        break;
+    }
+}
+
+static int
+usage(const char *why)
+{
+    fprintf(stderr, "perflimit: %s\n(see the top of perfclient/perflimit.c for the options)\n",
+            why);
+    return 2;
+}
+
+/* Options that end the program at once; returns -1 when none was given. */
+static int
+early(const char *opt)
+{
+    if (strcmp(opt, "--free-port") == 0) {
+        int port = lim_free_port();
+        if (port > 0)
+            printf("%d\n", port);
+        return port > 0 ? 0 : 1;
+    }
+    if (strcmp(opt, "--features") == 0) {
+#ifdef MQ_HAVE_THREADS
+        printf("threads=yes\n");
+#else
+        printf("threads=no\n");
+#endif
+        return 0;
+    }
+    return -1;
+}
+
+static int
+set_value(lim_opts *o, const char *opt, const char *val)
+{
+    char *end = NULL;
+    double v = val ? strtod(val, &end) : -1;
+    int ok = val && *val && end && *end == '\0' && v >= 0;
+    if (strcmp(opt, "--transport") == 0) {
+        o->transport = strcmp(val, "tcp") == 0 ? LIM_TCP : strcmp(val, "uds") == 0 ? LIM_UDS : LIM_PIPE;
+        return strcmp(val, "pipe") == 0 || o->transport != LIM_PIPE ? 0 : -1;
+    }
+    if (strcmp(opt, "--exec") == 0)
+        o->exec = val;
+    else if (!ok)
+        return -1;
+    else if (strcmp(opt, "--size") == 0)
+        o->size = (size_t)v;
+    else if (strcmp(opt, "--size-empty") == 0)
+        o->size_empty = (size_t)v;
+    else if (strcmp(opt, "--batch") == 0)
+        o->batch = (size_t)v;
+    else if (strcmp(opt, "--num") == 0)
+        o->num = (long)v;
+    else if (strcmp(opt, "--sec") == 0)
+        o->sec = v;
+    else if (strcmp(opt, "--peer-cpu") == 0)
+        o->peer_cpu = (int)v;
+    else
+        return -1;
+    return 0;
+}
+
+static int
+test_index(const char *opt)
+{
+    for (int t = 0; t < NTESTS; t++)
+        if (strncmp(opt, "--", 2) == 0 && strcmp(opt + 2, test_names[t]) == 0)
+            return t;
+    return -1;
+}
+
+int
+main(int argc, char **argv)
+{
+    lim_opts o = {.transport = LIM_PIPE, .size = 64, .size_empty = 32, .batch = 65536,
+                  .num = -1, .sec = -1, .peer_cpu = -1, .exec = "/bin/true"};
+    int selected[NTESTS] = {0}, any = 0, t, rc;
+    for (int i = 1; i < argc; i++) {
+        if ((rc = early(argv[i])) >= 0)
+            return rc;
+        if ((t = test_index(argv[i])) >= 0)
+            any = selected[t] = 1;
+        else if (strcmp(argv[i], "--all") == 0)
+            for (any = 1, t = 0; t < NTESTS; t++)
+                selected[t] = 1;
+        else if (i + 1 < argc && set_value(&o, argv[i], argv[i + 1]) == 0)
+            i++;
+        else
+            return usage("bad option or value");
+    }
+    /* Sizing as perfclient's: either bound, both, or one second. */
+    if (o.sec <= 0)
+        o.sec = o.num > 0 ? 1e9 : 1.0;
+    if (o.num <= 0)
+        o.num = LONG_MAX;
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    for (t = 0; t < NTESTS; t++)
+        if (!any || selected[t])
+            run(&o, t);
+    return 0;
+}

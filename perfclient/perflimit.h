@@ -1,0 +1,45 @@
+/* perflimit.h — the machine's limits for the performance suite, measured
+ * without mqlink: what the same work costs in raw system calls. */
+#ifndef PERFLIMIT_H
+#define PERFLIMIT_H
+
+#include <stddef.h>
+
+/* The transports, as the link's: pipe is a socketpair. */
+typedef enum lim_transport { LIM_PIPE, LIM_UDS, LIM_TCP } lim_transport;
+
+typedef struct lim_opts {
+    lim_transport transport;
+    size_t size;        /* bytes of a send/ECUL message */
+    size_t size_empty;  /* bytes of an empty (NOTHING) message */
+    size_t batch;       /* bytes per write() when batching */
+    long num;           /* most operations per measurement */
+    double sec;         /* most seconds per measurement */
+    int peer_cpu;       /* CPU for the forked peer, -1: inherit */
+    const char *exec;   /* program run as `PROG --version` for the spawn limit */
+} lim_opts;
+
+/* One measured figure. */
+typedef struct lim_result {
+    long count;
+    double sec;
+} lim_result;
+
+double lim_now(void);
+/* True while a loop that did n operations since t0 should go on. */
+int lim_more(const lim_opts *o, long n, double t0);
+/* Pin the calling process to cpu (cpu < 0: do nothing). */
+void lim_pin(int cpu);
+
+/* limit_io.c: message limits over o->transport; 0 on success, -1 with errno. */
+int lim_roundtrip(const lim_opts *o, lim_result *res);
+int lim_oneway(const lim_opts *o, size_t size, size_t batch, lim_result *res);
+
+/* limit_start.c: start-up limits. */
+int lim_fork(const lim_opts *o, lim_result *res);
+int lim_spawn(const lim_opts *o, lim_result *res);
+int lim_thread(const lim_opts *o, lim_result *res);
+/* A TCP port on 127.0.0.1 that is free now (the kernel's choice), or -1. */
+int lim_free_port(void);
+
+#endif

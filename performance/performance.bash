@@ -1,0 +1,278 @@
+#!/usr/bin/env bash
+# performance.bash — run the performance suite from an installed tree.
+#
+#   performance/performance.bash [OPTIONS] [FILTER...]
+#
+# For every installed language (performance/languages.tab) and every start
+# mode (pipe uds_fork uds_thread uds_spawn tcp_fork tcp_thread tcp_spawn) it
+# starts that language's perfserver, runs the C perfclient --all against it
+# and writes gen/TARGET/SETUP/LANG_MODE.perf; for every mode it ran it also
+# measures the machine's limits with perflimit into limit_MODE.perf.
+#
+#   FILTER           shell patterns on LANG_MODE: c_*  python_uds_fork  *_pipe
+#   --setup SETUP    perf-release (default) or perf-aggressive: which tree
+#   --inst DIR       the installed tree (default gen/TARGET/SETUP/inst)
+#   --gen DIR        where results go (default performance/gen)
+#   --target T       the TARGET directory name (default: gcc -dumpmachine)
+#   --pin same|split|none
+#                    same (default): client and server on CPU 0; split:
+#                    client on CPU 0, server on CPU 1; none: the scheduler's
+#                    choice.  A round trip between two cores of this VM costs
+#                    10-20x one on a single core and varies from run to run;
+#                    same is the stable choice (see README_SECTION.md).
+#   --num N --sec S  size of each test (default --sec 1), passed to
+#                    perfclient and perflimit
+#   --quick          tiny sizes for make check (--num 200 --sec 0.2)
+#   --wrk N          perfclient's --wrk (parent workers, default 5)
+#   --timeout S      time limit of one run (default 300)
+#   --list           print the runs and exit
+set -euo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+MODES=(pipe uds_fork uds_thread uds_spawn tcp_fork tcp_thread tcp_spawn)
+
+die() { echo "performance.bash: $*" >&2; exit 2; }
+
+SETUP=perf-release INST= GEN=$HERE/gen TARGET= PIN=same TIMEOUT=300 LIST=0
+SIZE=() WRK=() FILTERS=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --setup) SETUP=${2:?}; shift ;;
+    --inst) INST=${2:?}; shift ;;
+    --gen) GEN=${2:?}; shift ;;
+    --target) TARGET=${2:?}; shift ;;
+    --pin) PIN=${2:?}; shift ;;
+    --num|--sec) SIZE+=("$1" "${2:?}"); shift ;;
+    --quick) SIZE=(--num 200 --sec 0.2) ;;
+    --wrk) WRK=(--wrk "${2:?}"); shift ;;
+    --timeout) TIMEOUT=${2:?}; shift ;;
+    --list) LIST=1 ;;
+    -h|--help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    -*) die "unknown option '$1' (see --help)" ;;
+    *) FILTERS+=("$1") ;;
+    esac
+    shift
+done
+[ ${#FILTERS[@]} -gt 0 ] || FILTERS=('*')
+case "$PIN" in same|split|none) ;; *) die "--pin takes same, split or none" ;; esac
+TARGET=${TARGET:-$(gcc -dumpmachine 2>/dev/null || uname -m)}
+INST=${INST:-$GEN/$TARGET/$SETUP/inst}
+OUT=$GEN/$TARGET/$SETUP
+CLIENT=$INST/bin/perfclient LIMIT=$INST/bin/perflimit
+[ -x "$CLIENT" ] && [ -x "$LIMIT" ] || die "no perfclient/perflimit in $INST/bin (run ./build.bash $SETUP install)"
+
+# ---------------------------------------------------------------- pinning
+# CLIENT_PIN runs the client side, SERVER_PIN a listening server; SERVER_CPU
+# is where perfclient puts pipe servers and perflimit its peer.
+CLIENT_PIN=() SERVER_PIN=() SERVER_CPU=()
+if [ "$PIN" = split ] && [ "$(nproc)" -lt 2 ]; then
+    echo "performance.bash: one CPU only, --pin split becomes same" >&2
+    PIN=same
+fi
+case "$PIN" in
+same) CLIENT_PIN=(taskset -c 0) SERVER_PIN=(taskset -c 0) ;;
+split) CLIENT_PIN=(taskset -c 0) SERVER_PIN=(taskset -c 1) SERVER_CPU=(1) ;;
+esac
+
+# ------------------------------------------------------- servers and cleanup
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/mqperf.XXXXXX")
+SERVER_PGIDS=()
+cleanup() {
+    local g
+    for g in "${SERVER_PGIDS[@]}"; do
+        kill -TERM -- "-$g" 2>/dev/null || true
+    done
+    sleep 0.2
+    for g in "${SERVER_PGIDS[@]}"; do
+        kill -KILL -- "-$g" 2>/dev/null || true
+        wait "$g" 2>/dev/null || true
+    done
+    SERVER_PGIDS=()
+    rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'echo; echo "performance.bash: interrupted" >&2; exit 130' INT TERM HUP
+
+# Start a listening server in its own process group (setsid) under a
+# watchdog timeout; the group id is remembered so cleanup ends the server
+# and every instance it forked or spawned.
+start_server() {
+    setsid timeout -k 5 $((TIMEOUT + 60)) "${SERVER_PIN[@]}" "$@" \
+        >>"$TMP/server.log" 2>&1 </dev/null &
+    SERVER_PGIDS+=($!)
+}
+
+stop_servers() {
+    local g
+    for g in "${SERVER_PGIDS[@]}"; do kill -TERM -- "-$g" 2>/dev/null || true; done
+    for g in "${SERVER_PGIDS[@]}"; do wait "$g" 2>/dev/null || true; done
+    SERVER_PGIDS=()
+}
+
+# Wait until a server listens, without a probe connection (a forking server
+# would answer one with a new instance): a Unix socket file appears once the
+# server listens (the link binds a temporary name and renames it into place);
+# /proc/net/tcp state 0A is LISTEN.
+listening() {
+    case "$1" in
+    uds) [ -S "$2" ] ;;
+    tcp) local hex; hex=$(printf ':%04X' "$2")
+         cat /proc/net/tcp /proc/net/tcp6 2>/dev/null |
+             awk -v h="$hex" 'substr($2, length($2) - 4) == h && $4 == "0A" { f = 1 } END { exit !f }' ;;
+    esac
+}
+
+wait_listening() {
+    local i
+    for ((i = 0; i < 200; i++)); do
+        listening "$@" && return 0
+        kill -0 "${SERVER_PGIDS[-1]}" 2>/dev/null || return 1
+        sleep 0.05
+    done
+    return 1
+}
+
+# ------------------------------------------------------------- languages
+# LANGS: installed languages in table order; SERVER_CMD/LANG_MODES by name.
+declare -A SERVER_CMD LANG_MODES
+LANGS=()
+while IFS='|' read -r name label check cmd modes; do
+    name=$(echo $name) check=$(echo ${check//@INST@/$INST})
+    [ -n "$name" ] && [ "${name:0:1}" != "#" ] || continue
+    [ -e "$check" ] || continue
+    LANGS+=("$name")
+    SERVER_CMD[$name]=$(echo ${cmd//@INST@/$INST})
+    LANG_MODES[$name]=$(echo $modes)
+done <"$HERE/languages.tab"
+[ ${#LANGS[@]} -gt 0 ] || die "no language installed in $INST"
+THREADS=$("$LIMIT" --features | sed -n 's/^threads=//p')
+
+selected() {
+    local f
+    for f in "${FILTERS[@]}"; do
+        # shellcheck disable=SC2053  # the filter is a pattern on purpose
+        [[ $1 == $f ]] && return 0
+    done
+    return 1
+}
+
+RUNS=() RUN_MODES=()
+for lang in "${LANGS[@]}"; do
+    for mode in "${MODES[@]}"; do
+        selected "${lang}_$mode" || continue
+        RUNS+=("$lang $mode")
+        [[ " ${RUN_MODES[*]} " == *" $mode "* ]] || RUN_MODES+=("$mode")
+    done
+done
+[ ${#RUNS[@]} -gt 0 ] || die "no run matches ${FILTERS[*]} (languages: ${LANGS[*]})"
+if [ "$LIST" = 1 ]; then
+    printf '%s\n' "${RUNS[@]/ /_}"
+    exit 0
+fi
+
+# --------------------------------------------------------------- one run
+# The header every .perf file starts with: key=value lines results.bash reads.
+perf_header() {
+    echo "# mqlink performance: $1"
+    echo "target=$TARGET"
+    echo "setup=$SETUP"
+    echo "lang=$2"
+    echo "mode=$3"
+    echo "pin=$PIN"
+    echo "date=$(date '+%Y-%m-%d %H:%M:%S')"
+    echo "size=${SIZE[*]:---sec 1}"
+}
+
+# Why a language/mode combination cannot run, or nothing.
+impossible() {
+    local lang=$1 mode=$2
+    if [[ $mode == *_thread ]] && [ "$THREADS" != yes ]; then
+        echo "this build has no threads"
+    elif [ "${LANG_MODES[$lang]}" != all ] && [[ " ${LANG_MODES[$lang]} " != *" $mode "* ]]; then
+        echo "$lang has no $mode mode"
+    fi
+}
+
+# Start mode's server (none for pipe) and set LINK_ARGS, perfclient's link
+# arguments.  Not run in a subshell: SERVER_PGIDS must see the server.
+start_mode() {
+    local lang=$1 mode=$2 cmd
+    read -r -a cmd <<<"${SERVER_CMD[$lang]}"
+    case "$mode" in
+    pipe) LINK_ARGS=(@ "${cmd[@]}") ;;
+    uds_*) local sock=$TMP/${lang}_$mode.sock
+           start_server "${cmd[@]}" --uds --file "$sock" "--${mode#uds_}"
+           LINK_ARGS=(--uds --file "$sock")
+           wait_listening uds "$sock" ;;
+    tcp_*) local port; port=$("$LIMIT" --free-port)
+           start_server "${cmd[@]}" --tcp --port "$port" "--${mode#tcp_}"
+           LINK_ARGS=(--tcp --host 127.0.0.1 --port "$port")
+           wait_listening tcp "$port" ;;
+    esac
+}
+
+run_client() {
+    local lang=$1 mode=$2 file=$3 cpu=()
+    if ! start_mode "$lang" "$mode"; then
+        echo "error: the $mode server did not start listening" >>"$file"
+        return 1
+    fi
+    [ ${#SERVER_CPU[@]} -eq 0 ] || cpu=(--server-cpu "${SERVER_CPU[0]}")
+    echo "client=perfclient --all ${SIZE[*]} ${WRK[*]} ${cpu[*]} ${LINK_ARGS[*]}" >>"$file"
+    timeout -k 5 "$TIMEOUT" "${CLIENT_PIN[@]}" "$CLIENT" --all "${SIZE[@]}" "${WRK[@]}" \
+        "${cpu[@]}" "${LINK_ARGS[@]}" >>"$file" 2>"$TMP/client.err"
+}
+
+# The result goes to $TMP first and replaces the old one only when complete,
+# so an interrupted run leaves the previous figures.
+run_one() {
+    local lang=$1 mode=$2 file=$TMP/run.perf why rc=0
+    perf_header "${lang}_$mode" "$lang" "$mode" >"$file"
+    why=$(impossible "$lang" "$mode")
+    if [ -n "$why" ]; then
+        echo "na. $why" >>"$file"
+        mv "$file" "$OUT/${lang}_$mode.perf"
+        echo "na. ($why)"
+        return 0
+    fi
+    : >"$TMP/client.err"
+    : >"$TMP/server.log"
+    run_client "$lang" "$mode" "$file" || rc=$?
+    stop_servers
+    { sed 's/^/# client: /' "$TMP/client.err" | head -20
+      sed 's/^/# server: /' "$TMP/server.log" | head -20
+      echo "status=$rc"; } >>"$file"
+    mv "$file" "$OUT/${lang}_$mode.perf"
+    if [ $rc -eq 0 ]; then echo "ok (${SECONDS}s)"; else echo "FAILED (status $rc, see $OUT/${lang}_$mode.perf)"; fi
+    return $rc
+}
+
+# The limits of one mode's transport, peer placed like the server.
+run_limit() {
+    local mode=$1 file=$TMP/limit.perf sizes peer=() transport=${1%%_*}
+    sizes=$("$CLIENT" --sizes)
+    local se=${sizes#size-empty=} ss=${sizes#*size-send=}
+    se=${se%% *}
+    [ ${#SERVER_CPU[@]} -eq 0 ] || peer=(--peer-cpu "${SERVER_CPU[0]}")
+    perf_header "limit_$mode" limit "$mode" >"$file"
+    timeout -k 5 "$TIMEOUT" "${CLIENT_PIN[@]}" "$LIMIT" --transport "$transport" \
+        --size "$ss" --size-empty "$se" --exec "$INST/bin/perfserver" "${peer[@]}" \
+        "${SIZE[@]}" >>"$file" 2>&1 && mv "$file" "$OUT/limit_$mode.perf"
+}
+
+# ------------------------------------------------------------------ main
+mkdir -p "$OUT"
+total=$(( ${#RUNS[@]} + ${#RUN_MODES[@]} )) k=0 failed=0
+echo "performance.bash: $TARGET/$SETUP, pin=$PIN, ${SIZE[*]:---sec 1}, $total runs -> $OUT"
+for mode in "${RUN_MODES[@]}"; do
+    k=$((k + 1)); printf '  [%2d/%d] %-22s ' "$k" "$total" "limit_$mode"
+    SECONDS=0
+    if run_limit "$mode"; then echo "ok (${SECONDS}s)"; else echo FAILED; failed=$((failed + 1)); fi
+done
+for run in "${RUNS[@]}"; do
+    set -- $run
+    k=$((k + 1)); printf '  [%2d/%d] %-22s ' "$k" "$total" "${1}_$2"
+    SECONDS=0
+    run_one "$1" "$2" || failed=$((failed + 1))
+done
+echo "performance.bash: $((total - failed)) of $total runs done, $failed failed"
+[ $failed -eq 0 ]

@@ -1,0 +1,78 @@
+#!/bin/sh
+# pipeline_test.sh — the whole performance pipeline with tiny sizes on the
+# build tree (TAP): perfclient against perfserver, performance.bash over every
+# C mode, results.bash on what it wrote.  Proves every C column is produced;
+# the figures themselves are never judged (speed is not asserted by tests).
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
+top_builddir=${top_builddir:-.}
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/pipeline_test.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+n=0 failed=0
+SIZE="--num 50 --sec 0.1"
+
+check() { # check NAME COMMAND...: one TAP line
+    name=$1; shift
+    n=$((n + 1))
+    if "$@" >"$TMP/out" 2>&1; then
+        echo "ok $n - $name"
+    else
+        echo "not ok $n - $name"; sed 's/^/#   /' "$TMP/out" | head -30; failed=$((failed + 1))
+    fi
+}
+
+# An "installed tree" of the build tree's programs (libtool wrappers follow
+# their symlinks), so performance.bash runs exactly as on a real install.
+INST=$TMP/inst
+mkdir -p "$INST/bin"
+for p in perfclient/perfclient perfclient/perflimit perfserver/perfserver; do
+    ln -s "$(cd "$top_builddir" && pwd)/$p" "$INST/bin/${p#*/}"
+done
+THREADS=$("$INST/bin/perflimit" --features | sed -n 's/^threads=//p')
+
+client_lines() {
+    # shellcheck disable=SC2086
+    timeout 120 "$INST/bin/perfclient" --all $SIZE @ "$INST/bin/perfserver" >"$TMP/client.out" || return 1
+    cat "$TMP/client.out"
+    for t in send-nothing send send-and-callback send-and-wait parent child bus bfl; do
+        grep -q "^$t ops/s=[0-9]* count=[0-9]* sec=" "$TMP/client.out" || return 1
+    done
+    grep -qx "send-persistent na." "$TMP/client.out"
+}
+
+suite() {
+    # shellcheck disable=SC2086
+    mkdir -p "$TMP/tmp"
+    TMPDIR=$TMP/tmp timeout 600 "$top_srcdir/performance/performance.bash" --setup check --inst "$INST" \
+        --gen "$TMP/gen" $SIZE --timeout 120 'c_*' &&
+        "$top_srcdir/results.bash" --gen "$TMP/gen"
+}
+
+# row MODE LABEL N: the row has N figures and 9 - N na.
+figures() {
+    r=$(awk -v m=" $1:" -v l=" $2 " '$0 == m { s = 1 } s && index($0, l) == 1 { print; exit }' \
+        "$TMP/gen/total_link.perf")
+    echo "$1 $2: $r"
+    [ "$(echo "$r" | tr ' ' '\n' | grep -c '^[0-9][0-9]*$')" = "$3" ]
+}
+
+every_mode() {
+    for m in pipe uds_fork uds_thread uds_spawn tcp_fork tcp_thread tcp_spawn; do
+        want=8
+        case "$m" in *_thread) [ "$THREADS" = yes ] || want=0 ;; esac
+        figures "$m" "L: limit" "$want" && figures "$m" "C: C" "$want" || return 1
+    done
+}
+
+nothing_left() {
+    ps -eo pid,args | grep -F "$TMP" | grep -v grep && return 1
+    [ -z "$(ls -A "$TMP/tmp")" ] || { ls -lR "$TMP/tmp"; return 1; }
+}
+
+echo "1..5"
+check "perfclient --all prints every test (persistent: na.)" client_lines
+check "performance.bash and results.bash run every C mode" suite
+check "every C column has a figure in every mode the build has" every_mode
+check "a limit file per mode, a .perf per C mode" \
+    test "$(ls "$TMP/gen/$(gcc -dumpmachine)/check" | grep -c '\.perf$')" = 14
+check "no server process or socket left behind" nothing_left
+[ $failed -eq 0 ]

@@ -1,0 +1,175 @@
+# results.awk — the table, CSV and chart data of results.bash (see there).
+# Input: the .perf files; -v langs="name|Label\n..." (row order), csv=FILE,
+# plotdir=DIR (gets one MODE.dat per mode and plot.gp).
+
+BEGIN {
+    nmodes = split("pipe uds_fork uds_thread uds_spawn tcp_fork tcp_thread tcp_spawn", MODES, " ")
+    ncols = split("NOTHING END CALLBACK WAIT PARENT CHILD BUS BFL PERSIST", COLS, " ")
+    split("send send send send create create data data send", TOPS, " ")
+    split("send-nothing send send-and-callback send-and-wait parent child bus bfl send-persistent", TESTS, " ")
+    split("oneway-empty oneway roundtrip roundtrip PARENT roundtrip roundtrip roundtrip -", LIMITS, " ")
+    nlangs = split(langs, L, "\n")
+    for (i = 1; i <= nlangs; i++) {
+        split(L[i], f, "|")
+        LANG[i] = f[1]; LABEL[f[1]] = f[2]
+    }
+    SETUP_ORDER["perf-release"] = 1; SETUP_ORDER["perf-aggressive"] = 2
+    SETUP_LETTER["perf-release"] = "R"; SETUP_LETTER["perf-aggressive"] = "A"
+}
+
+FNR == 1 { target = setup = lang = mode = "" }
+/^[a-z]+=/ && !/ops\/s=/ {
+    k = substr($0, 1, index($0, "=") - 1); v = substr($0, index($0, "=") + 1)
+    if (k == "target") target = v
+    else if (k == "setup") setup = v
+    else if (k == "lang") lang = v
+    else if (k == "mode") mode = v
+    else if (k == "pin") PIN[target, setup] = v
+    else if (k == "date" && v > DATE[target]) DATE[target] = v
+    next
+}
+$2 ~ /^ops\/s=/ && target != "" {
+    VAL[target, setup, lang, mode, $1] = substr($2, 7) + 0
+    if (lang == "limit") HAVE_LIMIT[target, setup, mode] = 1
+    if (!((target) in TARGET)) { TARGET[target] = 1; TLIST[++ntargets] = target }
+    if (!((target, setup) in HAVE_SETUP)) { HAVE_SETUP[target, setup] = 1; SLIST[target] = SLIST[target] " " setup }
+    if (lang != "limit" && !((target, lang) in HAVE_LANG)) {
+        HAVE_LANG[target, lang] = 1
+        if (!(lang in LABEL)) { LANG[++nlangs] = lang; LABEL[lang] = lang }
+    }
+}
+
+function spaces(n,    s) { while (n-- > 0) s = s " "; return s }
+function center(s, w,    l) {
+    l = int((w - length(s)) / 2)
+    return spaces(l) s spaces(w - l - length(s))
+}
+
+function header(t,    c, top, bot, dash) {
+    for (c = 1; c <= ncols; c++) {
+        top = top " " center(TOPS[c], 8); bot = bot " " center(COLS[c], 8); dash = dash " --------"
+    }
+    printf " %-25s |%s\n %-25s |%s\n %-25s |%s\n\n", t, top, DATE[t], bot, "-------------------------", dash
+}
+
+# The perflimit test a column is read against in mode m ("" for none).
+function limit_test(c, m) {
+    if (LIMITS[c] == "-") return ""
+    if (LIMITS[c] != "PARENT") return "limit-" LIMITS[c]
+    if (m ~ /_fork$/) return "limit-fork"
+    if (m ~ /_thread$/) return "limit-thread"
+    return "limit-spawn"
+}
+
+function value(t, s, l, m, test) {
+    return test != "" && ((t, s, l, m, test) in VAL) ? VAL[t, s, l, m, test] : ""
+}
+
+function cell(v) { return sprintf(" %8s", v == "" ? "na." : sprintf("%.0f", v)) }
+
+# The setups of target t in row order: perf-release, perf-aggressive, others.
+function setups(t, out,    n, i, j, tmp, x) {
+    n = split(substr(SLIST[t], 2), out, " ")
+    for (i = 1; i <= n; i++)
+        for (j = i + 1; j <= n; j++)
+            if (order(out[j]) < order(out[i])) { x = out[i]; out[i] = out[j]; out[j] = x }
+    return n
+}
+function order(s) { return (s in SETUP_ORDER) ? SETUP_ORDER[s] : 9 }
+function letter(s) { return (s in SETUP_LETTER) ? SETUP_LETTER[s] : toupper(substr(s, 1, 1)) }
+
+# The setup whose limits make the L row of mode m: the first in row order
+# that measured them.
+function limit_setup(t, m,    S, n, i) {
+    n = setups(t, S)
+    for (i = 1; i <= n; i++)
+        if ((t, S[i], m) in HAVE_LIMIT) return S[i]
+    return ""
+}
+
+function section(t, m, S, ns,    c, s, i, ls, row) {
+    header(t)
+    printf " %s:\n", m
+    ls = limit_setup(t, m); row = ""
+    for (c = 1; c <= ncols; c++) row = row cell(value(t, ls, "limit", m, limit_test(c, m)))
+    printf " %-25s |%s\n", "L: limit", row
+    for (s = 1; s <= ns; s++)
+        for (i = 1; i <= nlangs; i++) {
+            if (!((t, LANG[i]) in HAVE_LANG)) continue
+            row = ""
+            for (c = 1; c <= ncols; c++) row = row cell(value(t, S[s], LANG[i], m, TESTS[c]))
+            printf " %-25s |%s\n", letter(S[s]) ": " LABEL[LANG[i]], row
+        }
+    printf "\n\n"
+}
+
+function csv_rows(t, m, S, ns,    s, i, c, v, lim) {
+    for (s = 1; s <= ns; s++)
+        for (i = 1; i <= nlangs; i++) {
+            if (!((t, LANG[i]) in HAVE_LANG)) continue
+            for (c = 1; c <= ncols; c++) {
+                v = value(t, S[s], LANG[i], m, TESTS[c])
+                lim = value(t, S[s], "limit", m, limit_test(c, m))
+                if (lim == "") lim = value(t, limit_setup(t, m), "limit", m, limit_test(c, m))
+                printf "%s,%s,%s,%s,%s,%s,%s,%s,%s\n", t, S[s], m, LABEL[LANG[i]], COLS[c],
+                    v == "" ? "na" : sprintf("%.0f", v), lim == "" ? "na" : sprintf("%.0f", lim),
+                    v == "" || lim == "" || lim == 0 ? "na" : sprintf("%.3f", v / lim),
+                    PIN[t, S[s]] >> csv
+            }
+        }
+}
+
+# One data file per mode: a row per test, a column per series.
+function plot_data(t, m, S, ns,    f, s, i, c, v) {
+    f = plotdir "/" m ".dat"
+    printf "test \"L: limit\"" > f
+    for (s = 1; s <= ns; s++)
+        for (i = 1; i <= nlangs; i++)
+            if ((t, LANG[i]) in HAVE_LANG) printf " \"%s: %s\"", letter(S[s]), LABEL[LANG[i]] >> f
+    printf "\n" >> f
+    for (c = 1; c < ncols; c++) {
+        v = value(t, limit_setup(t, m), "limit", m, limit_test(c, m))
+        printf "%s %s", COLS[c], (v == "" ? "na." : v) >> f
+        for (s = 1; s <= ns; s++)
+            for (i = 1; i <= nlangs; i++) {
+                if (!((t, LANG[i]) in HAVE_LANG)) continue
+                v = value(t, S[s], LANG[i], m, TESTS[c])
+                printf " %s", (v == "" ? "na." : v) >> f
+            }
+        printf "\n" >> f
+    }
+    close(f)
+    return 1 + ns * nlangs_of(t)
+}
+function nlangs_of(t,    i, n) { for (i = 1; i <= nlangs; i++) n += ((t, LANG[i]) in HAVE_LANG); return n }
+
+function plot_script(t, ncol,    g, i) {
+    g = plotdir "/plot.gp"
+    print "set termoption noenhanced" > g
+    print "set multiplot layout 4,2 title 'mqlink performance, " t ", " DATE[t] " (operations/s, log scale)'" >> g
+    print "set style data histogram; set style histogram clustered gap 1" >> g
+    print "set style fill solid 0.8 border -1; set boxwidth 0.9" >> g
+    print "set logscale y; set yrange [1:*]; set grid y; set datafile missing 'na.'" >> g
+    print "set key top right font ',8'; set xtics nomirror" >> g
+    for (i = 1; i <= nmodes; i++) {
+        print "set title '" MODES[i] "'" >> g
+        print "plot for [c=2:" ncol + 1 "] '" plotdir "/" MODES[i] ".dat' using c:xtic(1) title columnheader(c)" >> g
+    }
+    print "unset multiplot" >> g
+    close(g)
+}
+
+END {
+    if (ntargets == 0) { print "results.awk: no figures in the .perf files" > "/dev/stderr"; exit 1 }
+    print "target,setup,mode,language,test,ops_per_sec,limit_ops_per_sec,fraction_of_limit,pin" > csv
+    for (k = 1; k <= ntargets; k++) {
+        t = TLIST[k]; ns = setups(t, S)
+        for (i = 1; i <= nmodes; i++) {
+            section(t, MODES[i], S, ns)
+            csv_rows(t, MODES[i], S, ns)
+            if (k == 1) ncol = plot_data(t, MODES[i], S, ns)
+        }
+        if (k == 1) plot_script(t, ncol)
+    }
+    close(csv)
+}

@@ -1,0 +1,80 @@
+#!/bin/sh
+# results_test.sh — results.bash on the recorded runs in performance/testdata
+# (TAP).  The inputs are real quick runs of both setups; the expected files
+# were checked by eye once and are compared byte for byte since.
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
+DATA=$top_srcdir/performance/testdata
+RESULTS=$top_srcdir/results.bash
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/results_test.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+n=0 failed=0
+
+check() { # check NAME COMMAND...: one TAP line
+    name=$1; shift
+    n=$((n + 1))
+    if "$@" >"$TMP/out" 2>&1; then
+        echo "ok $n - $name"
+    else
+        echo "not ok $n - $name"; sed 's/^/#   /' "$TMP/out" | head -20; failed=$((failed + 1))
+    fi
+}
+
+# A fresh copy of the recorded tree in $TMP/$1, results.bash run on it.
+fresh() {
+    rm -rf "${TMP:?}/$1"; cp -r "$DATA/gen" "$TMP/$1"
+}
+run() { g=$1; shift; "$RESULTS" --gen "$TMP/$g" "$@" 2>"$TMP/$g.err"; }
+
+# row FILE MODE LABEL: the row LABEL of section MODE.
+row() { awk -v m=" $2:" -v l=" $3 " '$0 == m { s = 1 } s && index($0, l) == 1 { print; exit }' "$1"; }
+# figures FILE MODE LABEL N: the row has N figures and 9 - N na.
+figures() {
+    r=$(row "$1" "$2" "$3")
+    echo "$2 $3: $r"
+    [ "$(echo "$r" | tr ' ' '\n' | grep -c '^[0-9][0-9]*$')" = "$4" ] &&
+        [ "$(echo "$r" | tr ' ' '\n' | grep -c '^na\.$')" = $((9 - $4)) ]
+}
+every_section() { # every_section FILE MODES...: L, R and A rows complete
+    f=$1; shift
+    for m in "$@"; do
+        for l in "L: limit" "R: C" "A: C"; do figures "$f" "$m" "$l" 8 || return 1; done
+    done
+}
+changed_lines() { [ "$(diff "$1" "$2" | grep -c '^>')" = "$3" ]; }
+
+echo "1..10"
+fresh full; run full --no-png
+check "table of a complete run matches the recorded one" \
+    diff -u "$DATA/expected_total_link.perf" "$TMP/full/total_link.perf"
+check "csv of a complete run matches the recorded one" \
+    diff -u "$DATA/expected_total_link.csv" "$TMP/full/total_link.csv"
+check "csv has one line per setup x mode x language x test" \
+    test "$(wc -l <"$TMP/full/total_link.csv")" = $((1 + 2 * 7 * 1 * 9))
+check "every section has limit, release and aggressive rows with 8 figures" \
+    every_section "$TMP/full/total_link.perf" pipe uds_fork uds_spawn tcp_fork tcp_spawn
+check "thread modes of the no-thread setup are na." \
+    figures "$TMP/full/total_link.perf" uds_thread "A: C" 0
+
+fresh missing
+rm "$TMP/missing/x86_64-linux-gnu/perf-aggressive/c_tcp_fork.perf" \
+   "$TMP/missing/x86_64-linux-gnu/perf-release/limit_pipe.perf"
+run missing --no-png
+check "a missing run gives a row of na." \
+    figures "$TMP/missing/total_link.perf" tcp_fork "A: C" 0
+check "only that row and the limit row of pipe change" \
+    changed_lines "$DATA/expected_total_link.perf" "$TMP/missing/total_link.perf" 2
+check "a missing limit is taken from the other setup" \
+    figures "$TMP/missing/total_link.perf" pipe "L: limit" 8
+
+fresh png
+if command -v gnuplot >/dev/null 2>&1; then
+    run png
+    check "the chart is a PNG" sh -c "head -c 4 '$TMP/png/total_link.png' | grep -q PNG"
+else
+    check "the chart is a PNG # SKIP gnuplot not installed" true
+fi
+
+mkdir -p "$TMP/empty"
+no_results() { ! "$RESULTS" --gen "$TMP/empty" 2>"$TMP/empty.err" && grep 'no results' "$TMP/empty.err"; }
+check "no results is an error with a message" no_results
+[ $failed -eq 0 ]
