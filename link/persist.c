@@ -14,9 +14,11 @@
  * before the commit loses record and answer together: the sender re-sends
  * and the call is processed again; after it, never again. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "link_int.h"
 #include "storage/storage.h"
@@ -27,12 +29,30 @@ parent_of(MqContextC *ctx)
     return ctx->parent ? ctx->parent : ctx;
 }
 
-/* Receivers with one instance per connection (fork, thread, spawn) keep one
- * file per sender, since a storage file belongs to one process at a time. */
+/* A receiver keeps one file per sender (--storage FILE names FILE.IDENTITY):
+ * a storage file belongs to one process at a time, and a server may run
+ * many instances at once (fork, thread, spawn, or one pipe server per
+ * client) that must still find their records again after a restart. */
 static int
 per_peer_files(const MqContextC *ctx)
 {
-    return ctx->is_server && ctx->cfg.start != MQI_START_NONE;
+    return ctx->is_server;
+}
+
+/* A receiver's files appear with its first sender; what can be checked at
+ * link creation is that they can be created where --storage points. */
+static MkErrorE
+check_directory(MqContextC *ctx)
+{
+    char *dir = strdup(ctx->cfg.storage);
+    char *slash = dir ? strrchr(dir, '/') : NULL;
+    const char *where = !slash ? "." : slash == dir ? "/" : (*slash = '\0', dir);
+    MkErrorE rc = MK_OK;
+    if (access(where, W_OK | X_OK) != 0)
+        rc = MkErrorSet(ctx->err, MQ_ERR_STORAGE, "storage %s: directory '%s' is not writable: %s",
+                        ctx->cfg.storage, where, strerror(errno));
+    free(dir);
+    return rc;
 }
 
 static MkErrorE
@@ -49,8 +69,10 @@ open_file(MqContextC *ctx, const char *file)
 MkErrorE
 mqi_persist_open(MqContextC *ctx)
 {
-    if (ctx->storage || !ctx->cfg.storage || per_peer_files(ctx))
+    if (ctx->storage || !ctx->cfg.storage)
         return MK_OK;
+    if (per_peer_files(ctx))
+        return check_directory(ctx);
     return open_file(ctx, ctx->cfg.storage);
 }
 

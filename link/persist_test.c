@@ -206,6 +206,12 @@ client_killed(void)
     MqContextDelete(c);
 }
 
+static MkErrorE
+dummy_setup(MqContextC *ctx, void *data)
+{
+    return MK_OK;
+}
+
 /* Storage that cannot be used is an error at link creation. */
 static void
 bad_storage(void)
@@ -235,6 +241,14 @@ bad_storage(void)
                   MqErrorGetText(second));
     MqContextDelete(second);
     MqContextDelete(first);
+    /* a server's storage directory is checked at link creation too */
+    const char *srv[] = {"server", "--uds", "--file", mqt_temp_path("nosock"), "--fork",
+                         "--storage", "/nonexistent-dir/srv.db"};
+    MqContextC *s = MqContextCreate();
+    MqConfigSetServerSetup(s, dummy_setup, NULL, NULL);
+    MQT_CHECK(MqLinkCreate(s, 7, srv) == MK_ERROR);
+    MQT_CHECK_MSG(strstr(MqErrorGetText(s), "/nonexistent-dir") != NULL, "%s", MqErrorGetText(s));
+    MqContextDelete(s);
     /* bad option values */
     const char *sync[] = {"client", "--uds", "--file", sock, "--sync", "sometimes"};
     MqContextC *c = MqContextCreate();

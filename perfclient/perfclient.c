@@ -9,10 +9,11 @@
  *   LINK-ARGS  everything else, given to MqLinkCreate unchanged:
  *          `@ perfserver ...` (pipe), `--uds --file PATH`, `--tcp --port P`
  *   --sizes  print the encoded message sizes (for perflimit) and exit
+ *   --storage FILE  the sender's storage of --send-persistent (only that
+ *          test links with it; without it the storage is in memory)
  *
  * Output, one line per test, made for performance.bash:
  *   send-nothing ops/s=512345 count=512345 sec=1.000
- *   send-persistent na.            (no figure exists: never a made-up one)
  *   send-and-wait error: TEXT      (the test failed; exit status 1) */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -41,7 +42,7 @@ static const struct perf_test {
     {"child", perf_child},
     {"bus", perf_bus},
     {"bfl", perf_bfl},
-    {"send-persistent", NULL}, /* persistent delivery is not in the API yet */
+    {"send-persistent", perf_send_persistent},
 };
 #define NTESTS (int)(sizeof tests / sizeof tests[0])
 
@@ -148,6 +149,8 @@ parse(perf_client *pc, int *selected, int argc, const char **argv, int *sizes)
                 selected[t] = 1;
         else if (strcmp(o, "--sizes") == 0)
             *sizes = 1;
+        else if (strcmp(o, "--storage") == 0 && i + 1 < argc)
+            pc->storage = argv[++i];
         else if ((n = numeric_index(o)) >= 0) {
             if (number(i + 1 < argc ? argv[i + 1] : NULL, numeric[n].min, &v[n]) != 0)
                 return usage("bad or missing number after an option");

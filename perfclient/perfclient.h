@@ -17,6 +17,7 @@ typedef struct perf_client {
     int server_cpu;         /* pipe mode: CPU for forked servers, -1: none */
     long outstanding;       /* callbacks not yet run */
     long failed_cb;         /* callbacks that saw an error */
+    const char *storage;    /* --storage FILE: the persistent test's storage */
 } perf_client;
 
 /* One measured figure: count operations done in sec seconds. */
@@ -47,6 +48,7 @@ MkErrorE perf_bus(perf_client *pc, perf_result *res);
 MkErrorE perf_bfl(perf_client *pc, perf_result *res);
 MkErrorE perf_parent(perf_client *pc, perf_result *res);
 MkErrorE perf_child(perf_client *pc, perf_result *res);
+MkErrorE perf_send_persistent(perf_client *pc, perf_result *res);
 
 /* Open ctx's link from pc's arguments; in pipe mode the forked server lands
  * on pc->server_cpu (create.c). */

@@ -4,7 +4,8 @@
  *
  *   perflimit [--transport pipe|uds|tcp] [--size N] [--size-empty N]
  *             [--batch N] [--num N] [--sec S] [--peer-cpu N] [--exec PROG]
- *             [--roundtrip --oneway --fork --spawn --thread | --all]
+ *             [--db FILE] [--sync full|normal]
+ *             [--roundtrip --oneway --fork --spawn --thread --persist | --all]
  *   perflimit --free-port     print a TCP port the kernel picked, exit
  *   perflimit --features      print threads=yes|no, exit
  *
@@ -15,7 +16,8 @@
  *   limit-oneway-batched   --size messages packed into --batch-byte writes
  *   limit-fork             fork + _exit + waitpid                  (PARENT, --fork)
  *   limit-spawn            fork + exec `PROG --version` + waitpid  (PARENT, pipe, --spawn)
- *   limit-thread           pthread create + join                   (PARENT, --thread) */
+ *   limit-thread           pthread create + join                   (PARENT, --thread)
+ *   limit-persist          sqlite3 insert + commit, WAL, --sync    (PERSIST; needs --db) */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -29,8 +31,9 @@
 
 #include "perflimit.h"
 
-enum { T_ROUNDTRIP, T_ONEWAY, T_FORK, T_SPAWN, T_THREAD, NTESTS };
-static const char *const test_names[NTESTS] = {"roundtrip", "oneway", "fork", "spawn", "thread"};
+enum { T_ROUNDTRIP, T_ONEWAY, T_FORK, T_SPAWN, T_THREAD, T_PERSIST, NTESTS };
+static const char *const test_names[NTESTS] = {"roundtrip", "oneway", "fork", "spawn", "thread",
+                                               "persist"};
 
 double
 lim_now(void)
@@ -91,6 +94,13 @@ run(const lim_opts *o, int t)
         printf("limit-thread na.\n");
 #endif
         break;
+    case T_PERSIST:
+        snprintf(extra, sizeof extra, " sync=%s", o->sync_full ? "full" : "normal");
+        if (o->db)
+            report("persist", lim_persist(o, &r), &r, extra);
+        else
+            printf("limit-persist na.\n");
+        break;
     }
 }
 
@@ -135,6 +145,10 @@ set_value(lim_opts *o, const char *opt, const char *val)
     }
     if (strcmp(opt, "--exec") == 0)
         o->exec = val;
+    else if (strcmp(opt, "--db") == 0)
+        o->db = val;
+    else if (strcmp(opt, "--sync") == 0 && val && (!strcmp(val, "full") || !strcmp(val, "normal")))
+        o->sync_full = !strcmp(val, "full");
     else if (!ok)
         return -1;
     else if (strcmp(opt, "--size") == 0)
@@ -166,7 +180,7 @@ test_index(const char *opt)
 int
 main(int argc, char **argv)
 {
-    lim_opts o = {.transport = LIM_PIPE, .size = 64, .size_empty = 32, .batch = 65536,
+    lim_opts o = {.transport = LIM_PIPE, .sync_full = 1, .size = 64, .size_empty = 32, .batch = 65536,
                   .num = -1, .sec = -1, .peer_cpu = -1, .exec = "/bin/true"};
     int selected[NTESTS] = {0}, any = 0, t, rc;
     for (int i = 1; i < argc; i++) {

@@ -17,6 +17,8 @@ typedef struct lim_opts {
     double sec;         /* most seconds per measurement */
     int peer_cpu;       /* CPU for the forked peer, -1: inherit */
     const char *exec;   /* program run as `PROG --version` for the spawn limit */
+    const char *db;     /* scratch sqlite3 file for the persist limit (NULL: na.) */
+    int sync_full;      /* --sync full (1, default) or normal (0) */
 } lim_opts;
 
 /* One measured figure. */
@@ -39,6 +41,8 @@ int lim_oneway(const lim_opts *o, size_t size, size_t batch, lim_result *res);
 int lim_fork(const lim_opts *o, lim_result *res);
 int lim_spawn(const lim_opts *o, lim_result *res);
 int lim_thread(const lim_opts *o, lim_result *res);
+/* limit_sqlite.c: insert + commit of one row per operation into o->db. */
+int lim_persist(const lim_opts *o, lim_result *res);
 /* A TCP port on 127.0.0.1 that is free now (the kernel's choice), or -1. */
 int lim_free_port(void);
 

@@ -11,6 +11,8 @@
 
 #include <string.h>
 
+#include <stdlib.h>
+
 #include "perfclient.h"
 
 /* The binary blob of --send: small, read on the server as a buffer. */
@@ -223,6 +225,66 @@ perf_send_and_callback(perf_client *pc, perf_result *res)
         return MK_ERROR;
     perf_stop(res);
     return MK_OK;
+}
+
+/* ------------------------------------------------------------- persistent */
+
+/* Like --send-and-callback with persistent calls: each is committed to the
+ * sender's storage before it is sent, and recorded by the receiver before
+ * it is answered.  A link of its own, so that only this test's link holds
+ * the storage (a storage file belongs to one link at a time). */
+static MkErrorE
+op_persistent(perf_client *pc, void *arg)
+{
+    if (pc->outstanding >= pc->window && drain(pc, pc->window / 2) != MK_OK)
+        return MK_ERROR;
+    if (send_items(pc->ctx, 1) != MK_OK ||
+        MqSendEND_AND_TRANSACTION_CALLBACK(pc->ctx, "ECUL", on_echo, pc, NULL,
+                                           MQ_TIMEOUT_DEFAULT) != MK_OK)
+        return MK_ERROR;
+    pc->outstanding++;
+    return MK_OK;
+}
+
+static MkErrorE
+persistent_run(perf_client *pc, perf_result *res)
+{
+    pc->outstanding = pc->failed_cb = 0;
+    if (send_items(pc->ctx, -1) != MK_OK ||
+        MqSendEND_AND_TRANSACTION(pc->ctx, "ECUL", MQ_TIMEOUT_DEFAULT) != MK_OK ||
+        read_echo(pc->ctx, -1) != MK_OK)
+        return MK_ERROR;
+    if (perf_loop(pc, op_persistent, NULL, 100, res) != MK_OK || drain(pc, 0) != MK_OK)
+        return MK_ERROR;
+    perf_stop(res);
+    return MK_OK;
+}
+
+MkErrorE
+perf_send_persistent(perf_client *pc, perf_result *res)
+{
+    perf_client own = *pc;
+    const char **argv = calloc((size_t)pc->link_argc + 3, sizeof *argv);
+    MkErrorE rc = MK_ERROR;
+    if (!argv)
+        return MqErrorSet(pc->ctx, MK_ERR_MEMORY, "out of memory");
+    argv[0] = pc->link_argv[0];
+    own.link_argc = 1;
+    if (pc->storage) {
+        argv[own.link_argc++] = "--storage";
+        argv[own.link_argc++] = pc->storage;
+    }
+    for (int i = 1; i < pc->link_argc; i++)
+        argv[own.link_argc++] = pc->link_argv[i];
+    own.link_argv = argv;
+    own.ctx = MqContextCreate();
+    if (perf_link_create(&own, own.ctx) == MK_OK)
+        rc = persistent_run(&own, res);
+    if (rc != MK_OK)
+        MqErrorSet(pc->ctx, MqErrorGetCode(own.ctx), "%s", MqErrorGetText(own.ctx));
+    MqContextDelete(own.ctx);
+    free(argv);
+    return rc;
 }
 
 /* ------------------------------------------------------------------ sizes */

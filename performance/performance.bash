@@ -197,6 +197,8 @@ impossible() {
 start_mode() {
     local lang=$1 mode=$2 cmd
     read -r -a cmd <<<"${SERVER_CMD[$lang]}"
+    # the receiver's storage of --send-persistent (one file per sender)
+    cmd+=(--storage "$TMP/server-${lang}_$mode.db")
     case "$mode" in
     pipe) LINK_ARGS=(@ "${cmd[@]}") ;;
     uds_*) local sock=$TMP/${lang}_$mode.sock
@@ -217,9 +219,11 @@ run_client() {
         return 1
     fi
     [ ${#SERVER_CPU[@]} -eq 0 ] || cpu=(--server-cpu "${SERVER_CPU[0]}")
-    echo "client=perfclient --all ${SIZE[*]} ${WRK[*]} ${cpu[*]} ${LINK_ARGS[*]}" >>"$file"
+    local storage=(--storage "$TMP/client-${lang}_$mode.db")
+    echo "client=perfclient --all ${SIZE[*]} ${WRK[*]} ${cpu[*]} ${storage[*]} ${LINK_ARGS[*]}" >>"$file"
+    echo "sync=full" >>"$file"
     timeout -k 5 "$TIMEOUT" "${CLIENT_PIN[@]}" "$CLIENT" --all "${SIZE[@]}" "${WRK[@]}" \
-        "${cpu[@]}" "${LINK_ARGS[@]}" >>"$file" 2>"$TMP/client.err"
+        "${cpu[@]}" "${storage[@]}" "${LINK_ARGS[@]}" >>"$file" 2>"$TMP/client.err"
 }
 
 # The result goes to $TMP first and replaces the old one only when complete,
@@ -256,6 +260,7 @@ run_limit() {
     perf_header "limit_$mode" limit "$mode" >"$file"
     timeout -k 5 "$TIMEOUT" "${CLIENT_PIN[@]}" "$LIMIT" --transport "$transport" \
         --size "$ss" --size-empty "$se" --exec "$INST/bin/perfserver" "${peer[@]}" \
+        --db "$TMP/limit.db" --sync full --all \
         "${SIZE[@]}" >>"$file" 2>&1 && mv "$file" "$OUT/limit_$mode.perf"
 }
 

@@ -7,7 +7,7 @@ BEGIN {
     ncols = split("NOTHING END CALLBACK WAIT PARENT CHILD BUS BFL PERSIST", COLS, " ")
     split("send send send send create create data data send", TOPS, " ")
     split("send-nothing send send-and-callback send-and-wait parent child bus bfl send-persistent", TESTS, " ")
-    split("oneway-empty oneway roundtrip roundtrip PARENT roundtrip roundtrip roundtrip -", LIMITS, " ")
+    split("oneway-empty oneway roundtrip roundtrip PARENT roundtrip roundtrip roundtrip persist", LIMITS, " ")
     nlangs = split(langs, L, "\n")
     for (i = 1; i <= nlangs; i++) {
         split(L[i], f, "|")
