@@ -68,9 +68,14 @@ action_config() {
     echo "setup=$SETUP"
     echo "  configure: --prefix=$PREFIX ${CONFIG_ARGS[*]}"
     (cd "$BUILD" && "$TOP/configure" -q --prefix="$PREFIX" "${CONFIG_ARGS[@]}")
+    echo "${CONFIG_ARGS[*]}" >"$BUILD/.configure-line"
 }
 
-configured() { [ -f "$BUILD/Makefile" ] || action_config; }
+# Configure again when the setup's configure line changed since the last time.
+configured() {
+    [ -f "$BUILD/Makefile" ] && [ "$(cat "$BUILD/.configure-line" 2>/dev/null)" = "${CONFIG_ARGS[*]}" ] ||
+        action_config
+}
 action_build() { configured; make -C "$BUILD" -s -j"$(nproc)"; }
 action_install() { action_build; make -C "$BUILD" -s install >/dev/null; }
 action_check() {

@@ -36,7 +36,7 @@ next_value(MkBufferStreamC *bus, mki_item *it, MkBufferC *tmp)
 static MkErrorE
 read_int(MkBufferStreamC *bus, MkTypeE want, MK_I64 *out)
 {
-    mki_item it;
+    mki_item it = {0};
     MkBufferC tmp;
     if (next_value(bus, &it, &tmp) != MK_OK)
         return MK_ERROR;
@@ -85,7 +85,7 @@ MkBufferStreamReadI64(MkBufferStreamC *bus, MK_I64 *out)
 MkErrorE
 MkBufferStreamReadFLT(MkBufferStreamC *bus, MK_FLT *out)
 {
-    mki_item it;
+    mki_item it = {0};
     MkBufferC tmp;
     if (next_value(bus, &it, &tmp) != MK_OK || mki_conv_flt(&tmp, out, bus->err) != MK_OK)
         return MK_ERROR;
@@ -96,7 +96,7 @@ MkBufferStreamReadFLT(MkBufferStreamC *bus, MK_FLT *out)
 MkErrorE
 MkBufferStreamReadDBL(MkBufferStreamC *bus, MK_DBL *out)
 {
-    mki_item it;
+    mki_item it = {0};
     MkBufferC tmp;
     if (next_value(bus, &it, &tmp) != MK_OK || mki_conv_dbl(&tmp, out, bus->err) != MK_OK)
         return MK_ERROR;
@@ -107,7 +107,7 @@ MkBufferStreamReadDBL(MkBufferStreamC *bus, MK_DBL *out)
 MkErrorE
 MkBufferStreamReadBOL(MkBufferStreamC *bus, MK_BOL *out)
 {
-    mki_item it;
+    mki_item it = {0};
     MkBufferC tmp;
     if (next_value(bus, &it, &tmp) != MK_OK || mki_conv_bol(&tmp, out, bus->err) != MK_OK)
         return MK_ERROR;
@@ -120,7 +120,7 @@ MkBufferStreamReadBOL(MkBufferStreamC *bus, MK_BOL *out)
 MkErrorE
 MkBufferStreamReadSTR(MkBufferStreamC *bus, const char **out)
 {
-    mki_item it;
+    mki_item it = {0};
     MkBufferC tmp;
     if (next_value(bus, &it, &tmp) != MK_OK
         || mki_conv_str(&tmp, bus->rbuf.text, out, bus->err) != MK_OK)
@@ -132,7 +132,7 @@ MkBufferStreamReadSTR(MkBufferStreamC *bus, const char **out)
 MkErrorE
 MkBufferStreamReadBIN(MkBufferStreamC *bus, const void **data, size_t *size)
 {
-    mki_item it;
+    mki_item it = {0};
     MkBufferC tmp;
     if (next_value(bus, &it, &tmp) != MK_OK || mki_conv_bin(&tmp, data, size, bus->err) != MK_OK)
         return MK_ERROR;
@@ -143,7 +143,7 @@ MkBufferStreamReadBIN(MkBufferStreamC *bus, const void **data, size_t *size)
 MkErrorE
 MkBufferStreamReadBUF(MkBufferStreamC *bus, MkBufferC **out)
 {
-    mki_item it;
+    mki_item it = {0};
     if (next_item(bus, &it) != MK_OK)
         return MK_ERROR;
     if (it.type == MK_TYPE_LST)
@@ -159,7 +159,7 @@ MkBufferStreamReadBUF(MkBufferStreamC *bus, MkBufferC **out)
 MkErrorE
 MkBufferStreamReadL_START(MkBufferStreamC *bus)
 {
-    mki_item it;
+    mki_item it = {0};
     if (next_item(bus, &it) != MK_OK)
         return MK_ERROR;
     if (it.type != MK_TYPE_LST)
@@ -178,7 +178,7 @@ static MkErrorE
 list_end(MkBufferStreamC *bus, size_t pos, size_t *end)
 {
     int nested = 0;
-    mki_item it;
+    mki_item it = {0};
     while (pos < bus->len) {
         if (mki_item_at(bus->data, bus->len, pos, bus->swap, &it) != MKI_ITEM_OK)
             return MkErrorSet(bus->err, MK_ERR_FORMAT, "malformed item at offset %zu", pos);

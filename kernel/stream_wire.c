@@ -54,7 +54,7 @@ mki_stream_validate(const void *data, size_t len, int swap, int max_depth, MK_I3
     size_t pos = 0;
     int depth = 0;
     MK_I32 n = 0;
-    mki_item it;
+    mki_item it = {0};
     if (p == NULL && len > 0)
         return MkErrorSet(err, MK_ERR_ARGUMENT, "validate: NULL data of %zu bytes", len);
     while (pos < len) {
@@ -111,7 +111,7 @@ mki_stream_copy_item(MkBufferStreamC *dst, MkBufferStreamC *src)
     size_t len0 = dst->len, pos = src->rpos;
     MK_I32 count0 = dst->count;
     int wdepth0 = dst->wdepth, depth = 0;
-    mki_item it;
+    mki_item it = {0};
     if (!MkBufferStreamReadItemExists(src))
         return MkErrorSet(src->err, MK_ERR_END, "no more items");
     do {

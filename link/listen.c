@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -80,7 +81,10 @@ serve_forever(MqContextC *ctx, const mqi_transport *tp, int lfd)
     if (tp->unlisten)
         tp->unlisten(ctx);
     mqi_log(ctx, MK_LOG_INFO, "listener stopped by signal %d", (int)stop_signal);
-    exit(0);
+    /* Instances may still run in other threads: leave the way the signal
+     * would have (no exit handlers racing them), with the output flushed. */
+    fflush(NULL);
+    _exit(0);
 }
 
 MkErrorE

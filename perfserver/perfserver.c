@@ -40,7 +40,7 @@ RDUL(MqContextC *ctx, void *data)
     MK_I16 i16 = 0;
     MK_I32 i32 = 0;
     MK_DBL dbl = 0;
-    MkBufferC *buf;
+    MkBufferC *buf = NULL;
     if (MqReadI8(ctx, &i8) != MK_OK || MqReadI16(ctx, &i16) != MK_OK ||
         MqReadI32(ctx, &i32) != MK_OK || MqReadDBL(ctx, &dbl) != MK_OK ||
         MqReadBUF(ctx, &buf) != MK_OK)
@@ -77,7 +77,7 @@ static MkErrorE
 BUST(MqContextC *ctx, void *data)
 {
     MkBufferStreamC *bus = MkBufferStreamCreateTLS("perfserver-BUST");
-    MkBufferC *buf;
+    MkBufferC *buf = NULL;
     while (MqReadItemExists(ctx)) {
         if (MqReadBUF(ctx, &buf) != MK_OK)
             return MK_ERROR;
@@ -100,7 +100,7 @@ static MkErrorE
 BFLT(MqContextC *ctx, void *data)
 {
     MkBufferListC *bfl = MkBufferListCreateTLS("perfserver-BFLT");
-    MkBufferC *buf;
+    MkBufferC *buf = NULL;
     while (MqReadItemExists(ctx)) {
         if (MqReadBUF(ctx, &buf) != MK_OK)
             return MK_ERROR;
