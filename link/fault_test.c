@@ -329,7 +329,56 @@ server_killed(void)
     MqContextDelete(c);
 }
 
+static void
+put32be(unsigned char *p, uint32_t v)
+{
+    for (int i = 3; i >= 0; i--, v >>= 8)
+        p[i] = (unsigned char)v;
+}
+
+/* A peer of the other byte order: the server swaps what it reads and
+ * answers in its own order, which it announced in its preamble. */
+static void
+other_byte_order(void)
+{
+    if (start_server() != 0)
+        return;
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    unsigned char pre[16] = {'M', 'Q', 'L', 'K', 1, 'B'}, answer[16];
+    unsigned char f[64] = {'M', 'Q', 1, 1, 'E', 'C', 'H', 'O'};
+    unsigned char body[] = {MK_TYPE_I32, 1, 2, 3, 4,
+                            MK_TYPE_I64, 1, 2, 3, 4, 5, 6, 7, 8,
+                            MK_TYPE_STR, 0, 0, 0, 3, 'a', 'b', 'c', 0};
+    strcpy(a.sun_path, sock);
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    MQT_CHECK(connect(fd, (struct sockaddr *)&a, sizeof a) == 0);
+    MQT_CHECK(write(fd, pre, 16) == 16 && recv(fd, answer, 16, MSG_WAITALL) == 16);
+    MQT_CHECK(answer[5] == (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? 'B' : 'L'));
+    put32be(f + 20, 7);             /* trans, low word of a big-endian u64 */
+    put32be(f + 24, 3);             /* items */
+    put32be(f + 28, sizeof body);   /* body length */
+    memcpy(f + 32, body, sizeof body);
+    MQT_CHECK(write(fd, f, 32 + sizeof body) == (ssize_t)(32 + sizeof body));
+    unsigned char r[32 + sizeof body];
+    MQT_CHECK(recv(fd, r, sizeof r, MSG_WAITALL) == (ssize_t)sizeof r);
+    uint64_t trans;
+    uint32_t items, i32;
+    uint64_t i64;
+    memcpy(&trans, r + 16, 8);
+    memcpy(&items, r + 24, 4);
+    memcpy(&i32, r + 33, 4);
+    memcpy(&i64, r + 38, 8);
+    MQT_CHECK(r[3] == 4 && trans == 7 && items == 3);
+    MQT_CHECK_MSG(i32 == 0x01020304u && i64 == 0x0102030405060708ull, "%x %llx", i32,
+                  (unsigned long long)i64);
+    uint32_t slen;
+    memcpy(&slen, r + 47, 4);
+    MQT_CHECK(r[46] == MK_TYPE_STR && slen == 3 && !memcmp(r + 51, "abc", 4));
+    close(fd);
+}
+
 static const mqt_case cases[] = {
+    {"peer of the other byte order", other_byte_order},
     {"malformed frames close the link", each_malformed_frame},
     {"random garbage, bounded memory", garbage_and_memory},
     {"not an mqlink peer", bad_preamble},

@@ -33,7 +33,7 @@ MODES=(pipe uds_fork uds_thread uds_spawn tcp_fork tcp_thread tcp_spawn)
 die() { echo "performance.bash: $*" >&2; exit 2; }
 
 SETUP=perf-release INST= GEN=$HERE/gen TARGET= PIN=same TIMEOUT=300 LIST=0
-SIZE=() WRK=() FILTERS=()
+SIZE=() WRK=() FILTERS=() MP_SEC=1
 while [ $# -gt 0 ]; do
     case "$1" in
     --setup) SETUP=${2:?}; shift ;;
@@ -41,8 +41,8 @@ while [ $# -gt 0 ]; do
     --gen) GEN=${2:?}; shift ;;
     --target) TARGET=${2:?}; shift ;;
     --pin) PIN=${2:?}; shift ;;
-    --num|--sec) SIZE+=("$1" "${2:?}"); shift ;;
-    --quick) SIZE=(--num 200 --sec 0.2) ;;
+    --num|--sec) SIZE+=("$1" "${2:?}"); [ "$1" = --num ] || MP_SEC=$2; shift ;;
+    --quick) SIZE=(--num 200 --sec 0.2) MP_SEC=0.2 ;;
     --wrk) WRK=(--wrk "${2:?}"); shift ;;
     --timeout) TIMEOUT=${2:?}; shift ;;
     --list) LIST=1 ;;
@@ -223,7 +223,12 @@ run_client() {
     echo "client=perfclient --all ${SIZE[*]} ${WRK[*]} ${cpu[*]} ${storage[*]} ${LINK_ARGS[*]}" >>"$file"
     echo "sync=full" >>"$file"
     timeout -k 5 "$TIMEOUT" "${CLIENT_PIN[@]}" "$CLIENT" --all "${SIZE[@]}" "${WRK[@]}" \
-        "${cpu[@]}" "${storage[@]}" "${LINK_ARGS[@]}" >>"$file" 2>"$TMP/client.err"
+        "${cpu[@]}" "${storage[@]}" "${LINK_ARGS[@]}" >>"$file" 2>"$TMP/client.err" || return
+    # Python's yardstick: multiprocessing.connection round trips, same transport
+    if [ "$lang" = python ]; then
+        timeout -k 5 "$TIMEOUT" "${CLIENT_PIN[@]}" python3 "$HERE/mp_baseline.py" \
+            --transport "${mode%%_*}" --sec "$MP_SEC" >>"$file" 2>>"$TMP/client.err"
+    fi
 }
 
 # The result goes to $TMP first and replaces the old one only when complete,
