@@ -23,6 +23,36 @@ next_item(MkBufferStreamC *bus, mki_item *it)
     return MK_OK;
 }
 
+/* The common case, without decoding: the next item has exactly the fixed
+ * type asked for.  Returns 0 when the general path must decide. */
+static inline int
+exact(MkBufferStreamC *bus, MkTypeE type, size_t size, void *out)
+{
+    const unsigned char *p = bus->data + bus->rpos;
+    if (bus->len - bus->rpos < 1 + size || p[0] != type)
+        return 0;
+    if (!bus->swap || size == 1) {
+        memcpy(out, p + 1, size);
+    } else if (size == 2) {
+        uint16_t v;
+        memcpy(&v, p + 1, 2);
+        v = mki_swap16(v);
+        memcpy(out, &v, 2);
+    } else if (size == 4) {
+        uint32_t v;
+        memcpy(&v, p + 1, 4);
+        v = mki_swap32(v);
+        memcpy(out, &v, 4);
+    } else {
+        uint64_t v;
+        memcpy(&v, p + 1, 8);
+        v = mki_swap64(v);
+        memcpy(out, &v, 8);
+    }
+    bus->rpos += 1 + size;
+    return 1;
+}
+
 /* Decode the next item into tmp; the caller converts and then advances. */
 static MkErrorE
 next_value(MkBufferStreamC *bus, mki_item *it, MkBufferC *tmp)
@@ -50,6 +80,8 @@ MkErrorE
 MkBufferStreamReadI8(MkBufferStreamC *bus, MK_I8 *out)
 {
     MK_I64 v;
+    if (exact(bus, MK_TYPE_I8, 1, out))
+        return MK_OK;
     if (read_int(bus, MK_TYPE_I8, &v) != MK_OK)
         return MK_ERROR;
     *out = (MK_I8)v;
@@ -60,6 +92,8 @@ MkErrorE
 MkBufferStreamReadI16(MkBufferStreamC *bus, MK_I16 *out)
 {
     MK_I64 v;
+    if (exact(bus, MK_TYPE_I16, 2, out))
+        return MK_OK;
     if (read_int(bus, MK_TYPE_I16, &v) != MK_OK)
         return MK_ERROR;
     *out = (MK_I16)v;
@@ -70,6 +104,8 @@ MkErrorE
 MkBufferStreamReadI32(MkBufferStreamC *bus, MK_I32 *out)
 {
     MK_I64 v;
+    if (exact(bus, MK_TYPE_I32, 4, out))
+        return MK_OK;
     if (read_int(bus, MK_TYPE_I32, &v) != MK_OK)
         return MK_ERROR;
     *out = (MK_I32)v;
@@ -79,12 +115,16 @@ MkBufferStreamReadI32(MkBufferStreamC *bus, MK_I32 *out)
 MkErrorE
 MkBufferStreamReadI64(MkBufferStreamC *bus, MK_I64 *out)
 {
+    if (exact(bus, MK_TYPE_I64, 8, out))
+        return MK_OK;
     return read_int(bus, MK_TYPE_I64, out);
 }
 
 MkErrorE
 MkBufferStreamReadFLT(MkBufferStreamC *bus, MK_FLT *out)
 {
+    if (exact(bus, MK_TYPE_FLT, 4, out))
+        return MK_OK;
     mki_item it = {0};
     MkBufferC tmp;
     if (next_value(bus, &it, &tmp) != MK_OK || mki_conv_flt(&tmp, out, bus->err) != MK_OK)
@@ -96,6 +136,8 @@ MkBufferStreamReadFLT(MkBufferStreamC *bus, MK_FLT *out)
 MkErrorE
 MkBufferStreamReadDBL(MkBufferStreamC *bus, MK_DBL *out)
 {
+    if (exact(bus, MK_TYPE_DBL, 8, out))
+        return MK_OK;
     mki_item it = {0};
     MkBufferC tmp;
     if (next_value(bus, &it, &tmp) != MK_OK || mki_conv_dbl(&tmp, out, bus->err) != MK_OK)
@@ -132,6 +174,16 @@ MkBufferStreamReadSTR(MkBufferStreamC *bus, const char **out)
 MkErrorE
 MkBufferStreamReadBIN(MkBufferStreamC *bus, const void **data, size_t *size)
 {
+    if (bus->len - bus->rpos > 5 && bus->data[bus->rpos] == MK_TYPE_BIN) {
+        /* the common case: a BIN item, its length checked like any other */
+        mki_item it;
+        if (mki_item_at(bus->data, bus->len, bus->rpos, bus->swap, &it) == MKI_ITEM_OK) {
+            *data = it.value;
+            *size = it.n;
+            bus->rpos += it.size;
+            return MK_OK;
+        }
+    }
     mki_item it = {0};
     MkBufferC tmp;
     if (next_value(bus, &it, &tmp) != MK_OK || mki_conv_bin(&tmp, data, size, bus->err) != MK_OK)

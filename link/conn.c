@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -30,6 +31,15 @@ mqi_conn_create(int fd, const mqi_config *cfg, int is_server)
     c->next_trans = 1;
     c->child_hint = 1;
     c->cb_deadline = -1;
+    /* A wait reads straight from the socket instead of poll + read: one
+     * system call less per answer.  The socket's receive timeout keeps such
+     * a read shorter than any deadline the loop hands to it. */
+    if (cfg->timeout_ms > 1) {
+        struct timeval tv = {.tv_sec = cfg->timeout_ms / 2000,
+                             .tv_usec = (cfg->timeout_ms / 2 % 1000) * 1000};
+        if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) == 0)
+            c->rcvtimeo_ms = cfg->timeout_ms / 2;
+    }
     return c;
 }
 
@@ -68,6 +78,11 @@ mqi_conn_free(mqi_conn *c)
     if (c->pid > 0)
         reap(c->pid);
     mqi_pend_free(&c->pend, drop_pending);
+    while (c->free_pend) {
+        mqi_pending *p = c->free_pend;
+        c->free_pend = p->next_free;
+        free(p);
+    }
     for (int i = 0; i < MQI_MAX_NEST; i++)
         if (c->rstack[i])
             MkBufferStreamDelete(c->rstack[i]);
@@ -102,8 +117,22 @@ wait_fd(int fd, short events, MK_I64 timeout_ms)
     return n > 0 ? p.revents : n;
 }
 
+static MkErrorE fill(mqi_conn *c, int flags);
+
 MkErrorE
 mqi_conn_fill(mqi_conn *c)
+{
+    return fill(c, MSG_DONTWAIT);
+}
+
+MkErrorE
+mqi_conn_fill_wait(mqi_conn *c)
+{
+    return fill(c, 0);
+}
+
+static MkErrorE
+fill(mqi_conn *c, int flags)
 {
     mqi_bytes *b = &c->rbuf;
     if (b->off == b->len) {
@@ -123,7 +152,7 @@ mqi_conn_fill(mqi_conn *c)
         }
         b->p = p;
     }
-    ssize_t n = recv(c->fd, b->p + b->len, b->cap - b->len, MSG_DONTWAIT);
+    ssize_t n = recv(c->fd, b->p + b->len, b->cap - b->len, flags);
     if (n > 0) {
         b->len += (size_t)n;
         return MK_OK;

@@ -44,7 +44,7 @@ run_callback(mqi_conn *c, mqi_pending *p, MkBufferStreamC *body)
     to->rd = saved;
     if (p->cb.free)
         p->cb.free(p->cb.data);
-    free(p);
+    mqi_pend_release(c, p);
 }
 
 void
@@ -239,6 +239,10 @@ mqi_loop(MqContextC *ctx, mqi_pending *waiter, MK_I64 deadline, int once)
         MK_I64 until = deadline;
         if (c->cb_deadline >= 0 && (until < 0 || c->cb_deadline < until))
             until = c->cb_deadline;
+        if (c->rcvtimeo_ms > 0 && (until < 0 || until - mqi_now_ms() >= c->rcvtimeo_ms)) {
+            mqi_conn_fill_wait(c); /* returns before until; a closed link: at the top */
+            continue;
+        }
         int n = wait_input(c, until);
         if (n == 0 && until == deadline)
             return MK_CONTINUE;

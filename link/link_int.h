@@ -122,7 +122,10 @@ typedef struct mqi_pending {
     int failed;   /* the answer was an error */
     mqi_cb cb;    /* callback, or fn == NULL for a waiter */
     MK_I64 deadline; /* callbacks: when to give up (-1: never) */
+    struct mqi_pending *next_free;
 } mqi_pending;
+
+struct mqi_conn;
 
 /* Open-addressing table trans -> pending. */
 typedef struct mqi_pend_table {
@@ -132,6 +135,10 @@ typedef struct mqi_pend_table {
 } mqi_pend_table;
 
 MkErrorE mqi_pend_add(mqi_pend_table *t, mqi_pending *p);
+/* A callback record from the connection's free list (or malloc), zeroed;
+ * and back to it: a call with callback allocates nothing in steady state. */
+mqi_pending *mqi_pend_alloc(struct mqi_conn *c);
+void mqi_pend_release(struct mqi_conn *c, mqi_pending *p);
 mqi_pending *mqi_pend_take(mqi_pend_table *t, uint64_t trans);
 void mqi_pend_free(mqi_pend_table *t, void (*drop)(mqi_pending *));
 
@@ -156,12 +163,15 @@ typedef struct mqi_conn {
     size_t flush_at;
     uint32_t max_frame;
     MK_I64 timeout_ms;  /* for blocking writes */
+    MK_I64 rcvtimeo_ms; /* SO_RCVTIMEO: the longest a blocking read waits (0: none) */
     uint64_t next_trans;
     MqContextC **ctx;   /* by child id; [0] is the parent */
     uint32_t nctx;
     uint32_t child_hint;
     mqi_pend_table pend;
     MK_I64 cb_deadline; /* earliest callback deadline, -1 for none */
+    mqi_pending *free_pend; /* callback records kept for reuse */
+    int nfree_pend;
     int sid_sent;       /* our storage identity went to the peer */
     char *peer_id;      /* the peer's storage identity (receiver side) */
     uint32_t answers_since_lwm;
@@ -180,6 +190,8 @@ void mqi_conn_fail(mqi_conn *c, MK_I32 code, const char *fmt, ...)
 MkErrorE mqi_conn_flush(mqi_conn *c);
 /* Read what the socket has; MK_CONTINUE when nothing was there. */
 MkErrorE mqi_conn_fill(mqi_conn *c);
+/* Read, blocking until data, end of file or rcvtimeo_ms (MK_CONTINUE). */
+MkErrorE mqi_conn_fill_wait(mqi_conn *c);
 /* Exchange preambles (client first, server after its setup). */
 MkErrorE mqi_conn_send_preamble(mqi_conn *c);
 MkErrorE mqi_conn_recv_preamble(mqi_conn *c, MK_I64 timeout_ms);

@@ -2,6 +2,7 @@
  * Open addressing with linear probing; answers usually come in order, so
  * the table stays small and probes short. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "link_int.h"
 
@@ -84,4 +85,32 @@ mqi_pend_free(mqi_pend_table *t, void (*drop)(mqi_pending *))
     free(t->slot);
     t->slot = NULL;
     t->cap = t->used = 0;
+}
+
+#define FREE_PEND_MAX 4096
+
+mqi_pending *
+mqi_pend_alloc(mqi_conn *c)
+{
+    mqi_pending *p = c->free_pend;
+    if (p) {
+        c->free_pend = p->next_free;
+        c->nfree_pend--;
+    } else if (!(p = malloc(sizeof *p))) {
+        return NULL;
+    }
+    memset(p, 0, sizeof *p);
+    return p;
+}
+
+void
+mqi_pend_release(mqi_conn *c, mqi_pending *p)
+{
+    if (c->nfree_pend < FREE_PEND_MAX) {
+        p->next_free = c->free_pend;
+        c->free_pend = p;
+        c->nfree_pend++;
+    } else {
+        free(p);
+    }
 }

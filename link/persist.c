@@ -186,13 +186,13 @@ MqSendEND_AND_TRANSACTION_CALLBACK(MqContextC *ctx, const char *token, MqService
         return fn ? MK_ERROR : MkErrorSet(ctx->err, MK_ERR_ARGUMENT, "%s: no callback", what);
     }
     mqi_conn *c = ctx->conn;
-    mqi_pending *p = malloc(sizeof *p);
+    mqi_pending *p = mqi_pend_alloc(c);
     if (!p)
         return MkErrorSet(ctx->err, MK_ERR_MEMORY, "%s: out of memory (the call is stored)", what);
     *p = (mqi_pending){.trans = (uint64_t)id | MQI_PERSIST_KEY, .ctx = ctx,
                        .cb = {fn, data, free_fn}, .deadline = mqi_deadline(ctx, timeout_ms)};
     if (mqi_pend_add(&c->pend, p) != MK_OK) {
-        free(p);
+        mqi_pend_release(c, p);
         return MkErrorSet(ctx->err, MK_ERR_MEMORY, "%s: out of memory (the call is stored)", what);
     }
     if (p->deadline >= 0 && (c->cb_deadline < 0 || p->deadline < c->cb_deadline))

@@ -25,7 +25,7 @@ resend(const mqi_storage_call *call, void *data, MkErrorC *err)
     MK_I32 items = 0;
     if (mki_stream_validate(call->body, call->len, 0, MK_STREAM_MAX_DEPTH, &items, err) != MK_OK)
         return MK_ERROR;
-    mqi_pending *p = malloc(sizeof *p);
+    mqi_pending *p = mqi_pend_alloc(c);
     if (!p)
         return MkErrorSet(err, MK_ERR_MEMORY, "out of memory re-sending stored calls");
     mqi_cb cb = ctx->txn_handler.fn ? ctx->txn_handler : (mqi_cb){discard_answer, NULL, NULL};
@@ -33,7 +33,7 @@ resend(const mqi_storage_call *call, void *data, MkErrorC *err)
     *p = (mqi_pending){.trans = (uint64_t)call->id | MQI_PERSIST_KEY, .ctx = ctx, .cb = cb,
                        .deadline = -1};
     if (mqi_pend_add(&c->pend, p) != MK_OK) {
-        free(p);
+        mqi_pend_release(c, p);
         return MkErrorSet(err, MK_ERR_MEMORY, "out of memory re-sending stored calls");
     }
     mqi_hdr h = {.kind = MQI_CALL_CB, .flags = MQI_F_PERSIST, .trans = (uint64_t)call->id,

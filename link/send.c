@@ -137,7 +137,7 @@ MqSendEND_AND_CALLBACK(MqContextC *ctx, const char *token, MqServiceCallF fn, vo
         return MkErrorSet(ctx->err, MK_ERR_ARGUMENT, "SendEND_AND_CALLBACK: no callback");
     }
     if (c && c->up) {
-        p = malloc(sizeof *p);
+        p = mqi_pend_alloc(c);
         if (!p)
             return MkErrorSet(ctx->err, MK_ERR_MEMORY, "SendEND_AND_CALLBACK: out of memory");
         *p = (mqi_pending){.trans = c->next_trans++, .ctx = ctx, .cb = {fn, data, free_fn},
@@ -146,11 +146,12 @@ MqSendEND_AND_CALLBACK(MqContextC *ctx, const char *token, MqServiceCallF fn, vo
             c->cb_deadline = p->deadline;
     }
     if (end(ctx, "SendEND_AND_CALLBACK", token, MQI_CALL_CB, p ? p->trans : 0) != MK_OK) {
-        free(p);
+        if (p)
+            mqi_pend_release(c, p);
         return MK_ERROR;
     }
     if (mqi_pend_add(&c->pend, p) != MK_OK) {
-        free(p);
+        mqi_pend_release(c, p);
         return MkErrorSet(ctx->err, MK_ERR_MEMORY, "SendEND_AND_CALLBACK: out of memory");
     }
     return MK_OK;
