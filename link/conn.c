@@ -131,21 +131,28 @@ mqi_conn_fill_wait(mqi_conn *c)
     return fill(c, 0);
 }
 
+/* The read buffer starts small, because a new instance touches as few
+ * pages as it can (each costs a fault, in a forked child a copy).  It
+ * doubles when a read filled it (more is waiting: fewer, larger reads), up
+ * to READ_CHUNK, and whenever an incomplete frame fills more than half. */
+#define READ_CHUNK (256u * 1024)
 static MkErrorE
 fill(mqi_conn *c, int flags)
 {
     mqi_bytes *b = &c->rbuf;
     if (b->off == b->len) {
         b->off = b->len = 0;
-    } else if (b->off > 0 && b->cap - b->len < 16384) {
+    } else if (b->off > 0 && b->cap - b->len < b->cap / 2) {
         memmove(b->p, b->p + b->off, b->len - b->off);
         b->len -= b->off;
         b->off = 0;
     }
-    if (b->cap - b->len < 16384) {
+    if (b->cap - b->len < b->cap / 2 || b->cap - b->len < 1024 ||
+        (c->rbuf_filled && b->cap < READ_CHUNK)) {
+        c->rbuf_filled = 0;
         if (b->len >= RBUF_LIMIT(c))
             return MK_CONTINUE;
-        unsigned char *p = mki_grow(b->p, &b->cap, b->len + 65536, 1);
+        unsigned char *p = mki_grow(b->p, &b->cap, b->cap ? b->cap * 2 : 4096, 1);
         if (!p) {
             mqi_conn_fail(c, MK_ERR_MEMORY, "out of memory for the read buffer");
             return MK_ERROR;
@@ -154,6 +161,7 @@ fill(mqi_conn *c, int flags)
     }
     ssize_t n = recv(c->fd, b->p + b->len, b->cap - b->len, flags);
     if (n > 0) {
+        c->rbuf_filled = (size_t)n == b->cap - b->len;
         b->len += (size_t)n;
         return MK_OK;
     }

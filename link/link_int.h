@@ -159,6 +159,7 @@ typedef struct mqi_conn {
     pid_t pid;          /* pipe server started by us, reaped on close */
     MkErrorC *err;      /* why the connection ended */
     mqi_bytes rbuf;
+    int rbuf_filled;    /* the last read filled the read buffer */
     mqi_bytes wbuf;
     size_t flush_at;
     uint32_t max_frame;
