@@ -103,11 +103,30 @@ copy_one(MkBufferStreamC *dst, const mki_item *it, int swap, int *depth)
     return MkBufferStreamWriteBUF(dst, &tmp);
 }
 
+/* The common case: one scalar item between streams of the same byte order
+ * is copied as it is encoded.  Returns 0 when the general path must do it. */
+static int
+copy_raw(MkBufferStreamC *dst, MkBufferStreamC *src)
+{
+    mki_item it;
+    if (src->swap || src->rpos >= src->len || src->data[src->rpos] == MK_TYPE_LST ||
+        mki_item_at(src->data, src->len, src->rpos, 0, &it) != MKI_ITEM_OK ||
+        it.type == MK_TYPE_LST_END || mki_stream_reserve(dst, it.size) != MK_OK)
+        return 0;
+    memcpy(dst->data + dst->len, src->data + src->rpos, it.size);
+    dst->len += it.size;
+    dst->count++;
+    src->rpos += it.size;
+    return 1;
+}
+
 /* All or nothing: on failure dst is cut back to what it was and src's read
  * position has not moved. */
 MkErrorE
 mki_stream_copy_item(MkBufferStreamC *dst, MkBufferStreamC *src)
 {
+    if (copy_raw(dst, src))
+        return MK_OK;
     size_t len0 = dst->len, pos = src->rpos;
     MK_I32 count0 = dst->count;
     int wdepth0 = dst->wdepth, depth = 0;

@@ -21,17 +21,6 @@ get64(const unsigned char *p, int swap)
     return swap ? mki_swap64(v) : v;
 }
 
-int
-mqi_token_valid(const char *token)
-{
-    if (!token)
-        return 0;
-    for (int i = 0; i < 4; i++)
-        if (token[i] < 0x21 || token[i] > 0x7e)
-            return 0;
-    return token[4] == '\0';
-}
-
 void
 mqi_hdr_encode(unsigned char *out, const mqi_hdr *h)
 {

@@ -65,8 +65,16 @@ MkErrorE mqi_hdr_decode(const unsigned char *in, int swap, uint32_t max_frame, m
 /* The connect preamble: "MQLK", version, byte order ('L'/'B'), flags. */
 void mqi_preamble_encode(unsigned char *out, int is_server);
 MkErrorE mqi_preamble_decode(const unsigned char *in, int *swap, MkErrorC *err);
-/* True for a valid service token: exactly 4 printable ASCII characters. */
-int mqi_token_valid(const char *token);
+/* True for a valid service token: exactly 4 printable ASCII characters
+ * (checked in order, so a shorter string is never read past its end). */
+static inline int
+mqi_token_valid(const char *token)
+{
+#define MQI_PRINTABLE(c) ((unsigned)((unsigned char)(c) - 0x21) < 0x5e)
+    return token && MQI_PRINTABLE(token[0]) && MQI_PRINTABLE(token[1]) &&
+           MQI_PRINTABLE(token[2]) && MQI_PRINTABLE(token[3]) && token[4] == '\0';
+#undef MQI_PRINTABLE
+}
 
 /* ------------------------------------------------------------ configuration */
 
