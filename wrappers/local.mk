@@ -22,6 +22,7 @@ EXTRA_DIST += \
 	wrappers/python/setup.py \
 	wrappers/python/perfserver.py \
 	wrappers/python/configfile_test.py \
+	wrappers/python/buffer_test.py \
 	wrappers/cxx/mqlinkcxx.pc.in
 
 # The description covers every public C function, and the generator's output
@@ -109,6 +110,10 @@ WRAPPER_TESTS += wrappers/python/py-configfile.sh
 wrappers/python/py-configfile.sh: Makefile
 	$(AM_V_GEN)$(MKDIR_P) wrappers/python && { echo '$(INTEROP_ENV)'; \
 	  echo 'exec $(PYTHON) $(abs_top_srcdir)/wrappers/python/configfile_test.py'; } > $@ && chmod +x $@
+WRAPPER_TESTS += wrappers/python/py-buffer.sh
+wrappers/python/py-buffer.sh: Makefile
+	$(AM_V_GEN)$(MKDIR_P) wrappers/python && { echo '$(INTEROP_ENV)'; \
+	  echo 'exec $(PYTHON) $(abs_top_srcdir)/wrappers/python/buffer_test.py'; } > $@ && chmod +x $@
 endif
 if WITH_CXX
 check_PROGRAMS += wrappers/cxx/configfile_test
@@ -116,9 +121,14 @@ wrappers_cxx_configfile_test_SOURCES = wrappers/cxx/configfile_test.cc
 wrappers_cxx_configfile_test_CPPFLAGS = $(MQCXX_CPPFLAGS)
 wrappers_cxx_configfile_test_LDADD = tests/libmqtest.la link/libmqlink.la kernel/libmkkernel.la
 TESTS += wrappers/cxx/configfile_test
+check_PROGRAMS += wrappers/cxx/buffer_test
+wrappers_cxx_buffer_test_SOURCES = wrappers/cxx/buffer_test.cc
+wrappers_cxx_buffer_test_CPPFLAGS = $(MQCXX_CPPFLAGS)
+wrappers_cxx_buffer_test_LDADD = tests/libmqtest.la link/libmqlink.la kernel/libmkkernel.la
+TESTS += wrappers/cxx/buffer_test
 endif
 TESTS += $(WRAPPER_TESTS)
 nodist_check_SCRIPTS = $(WRAPPER_TESTS)
-CLEANFILES += wrappers/python/py-configfile.sh
+CLEANFILES += wrappers/python/py-configfile.sh wrappers/python/py-buffer.sh
 
 include tests/interop/local.mk

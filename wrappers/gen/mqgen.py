@@ -651,11 +651,13 @@ CXX_OUT = {
 }
 
 
-def cxx_value(t, expr, size=None):
+def cxx_value(t, expr, size=None, borrowed=False):
     if t == "STR":
         return "detail::str(%s)" % expr
     if t == "BIN":
         return "detail::bin(%s, %s)" % (expr, size)
+    if t == "BUF" and borrowed:
+        return "MkBufferR(%s)" % expr  # a view: no allocation, no copy
     if t == "BUF":
         return "MkBufferC::Adopt(::MkBufferDup(%s))" % expr
     if t == "CTX":
@@ -663,6 +665,53 @@ def cxx_value(t, expr, size=None):
     if t == "BOL":
         return "(%s) != 0" % expr
     return expr
+
+
+def cxx_borrows_buf(f):
+    """A borrowed BUF (out or returned) reaches C++ as the view MkBufferR:
+    C++ can express the C lifetime, so it skips the copy other wrappers make."""
+    if f.ret_type == "BUF":
+        return "borrowed" in f.ret[1]
+    return f.ret_type == "err" and bool(f.outs()) and f.outs()[0].type == "BUF" \
+        and "borrowed" in f.outs()[0].attrs
+
+
+# The view MkBufferR, emitted after the class MkBufferC when some call
+# returns a borrowed BUF.  It is an MkBufferC (every method, and every
+# parameter taking const MkBufferC & takes it without a copy) that never frees
+# the C buffer; MkBufferC's converting constructor and assignment copy it, so
+# a value kept as MkBufferC is always owned.
+CXX_BUF_MEMBERS = """\
+    MkBufferC() = default;
+    /// An owned copy of a borrowed buffer (MkBufferDup).
+    MkBufferC(const MkBufferR &v);
+    /// Replace this buffer by an owned copy of a borrowed one.
+    MkBufferC &operator=(const MkBufferR &v);"""
+
+CXX_BUF_VIEW = """\
+/// A borrowed MkBufferC, as ReadBUF and IndexGet return it: no allocation and
+/// no copy.  It names the C object's own buffer and is valid only as long as
+/// that is (until the next ReadBUF on the same object, or until the list
+/// changes); Dup(), or keeping it as an MkBufferC (`MkBufferC keep =
+/// ctx.ReadBUF();`), makes an owned copy.  Copying the view copies the name.
+class MkBufferR : public MkBufferC {
+  public:
+    explicit MkBufferR(::MkBufferC *p) : MkBufferC(detail::adopt_t{}, p, false) {}
+    MkBufferR(const MkBufferR &o) : MkBufferR(o.Ptr()) {}
+    MkBufferR &operator=(const MkBufferR &o)
+    {
+        // an rvalue MkBufferC: the move assignment, not the copying one
+        static_cast<MkBufferC &>(*this) = MkBufferC(detail::adopt_t{}, o.Ptr(), false);
+        return *this;
+    }
+};
+
+inline MkBufferC::MkBufferC(const MkBufferR &v) : MkBufferC(Adopt(::MkBufferDup(v.Ptr()))) {}
+inline MkBufferC &MkBufferC::operator=(const MkBufferR &v)
+{
+    return *this = Adopt(::MkBufferDup(v.Ptr()));
+}
+"""
 
 
 def emit_cxx(api):
@@ -692,8 +741,13 @@ def emit_cxx(api):
             r = k.name
         else:
             r = CXX_OUT[rt]
+        view = cxx_borrows_buf(f)
+        if view:
+            r = "MkBufferR"
         static = "static " if f.kind == "ctor" or k is None else ""
         lines = ["    /// %s" % f.doc]
+        if view:
+            lines.append("    /// Returns a view, valid while the C buffer is; Dup() or an MkBufferC keeps a copy.")
         name = f.name if f.kind != "dtor" else "Delete"
         lines.append("    %s%s %s(%s) {" % ("inline " if k is None else static, r, name,
                                            ", ".join(ps)))
@@ -746,7 +800,7 @@ def emit_cxx(api):
             body.append((check % call) + ";")
             if outs:
                 p = outs[0]
-                body.append("return %s;" % cxx_value(p.type, p.name, p.name + "_size"))
+                body.append("return %s;" % cxx_value(p.type, p.name, p.name + "_size", view))
         elif rt == "err-continue":
             body.append("return %s == MK_OK;" % (check % call))
         elif rt == "void":
@@ -757,7 +811,7 @@ def emit_cxx(api):
                 body.append("if (!r) detail::check_kernel(MK_ERROR);")
             if "nullable" in f.ret[1] and rt == "STR":
                 body.append('if (!r) return std::string();')
-            body.append("return %s;" % cxx_value(rt, "r"))
+            body.append("return %s;" % cxx_value(rt, "r", borrowed=view))
         lines += ["        " + b for b in body]
         lines.append("    }")
         return lines
@@ -765,6 +819,11 @@ def emit_cxx(api):
     for f in api.functions:
         o += [l[4:] if l.startswith("    ") else l for l in method(f, None)]
     o.append("")
+    buf_view = any(cxx_borrows_buf(f) for f in api.all_funcs())
+    if buf_view:
+        if not any(k.name == "MkBufferC" and k.plain for k in api.classes):
+            raise ApiError("a borrowed BUF needs the plain class MkBufferC (C++: its view MkBufferR)")
+        o += ["class MkBufferR;", ""]
     for k in api.classes:
         # A plain class is an RAII handle whose constructor is the argument-free
         # ctor; a subclassable one builds on the runtime's ContextCore.
@@ -777,12 +836,17 @@ def emit_cxx(api):
                                     else "detail::ContextCore::ContextCore"))
         if not k.plain:
             o.append("    MQLINK_CONTEXT_MEMBERS(%s)" % k.name)
+        is_buf_view = buf_view and k.name == "MkBufferC"
+        if is_buf_view:
+            o += CXX_BUF_MEMBERS.split("\n")
         for f in k.funcs:
             if (not k.plain and f.kind == "ctor") or f.kind == "handwritten":
                 continue  # MqContextC() is the constructor; runtime methods are in ContextCore
             o += method(f, k)
         o.append("};")
         o.append("")
+        if is_buf_view:
+            o += CXX_BUF_VIEW.split("\n")
     o += ["} // namespace mqlink", "", "#include \"mqlink_context.hh\"", "",
           "#endif // MQLINK_HH"]
     return "\n".join(o).rstrip() + "\n"

@@ -236,10 +236,35 @@ mqpy_from_STR(const char *s)
     return PyUnicode_DecodeUTF8(s, (Py_ssize_t)strlen(s), "surrogateescape");
 }
 
+/* A borrowed buffer becomes an owned copy, safe to keep.  The copy goes into
+ * the module's spare object when only the module still holds it (the caller
+ * dropped the previous result: RDUL's ReadBUF(), BUST's WriteBUF(ReadBUF())),
+ * as zip() reuses its result tuple: nobody can tell the object was used
+ * before, and the steady state allocates nothing.  Otherwise a new object,
+ * which becomes the spare. */
 PyObject *
 mqpy_from_BUF(PyObject *self, MkBufferC *buf)
 {
-    return mqpy_new_MkBufferC(self, buf ? MkBufferDup(buf) : NULL, 1);
+    mqpy_state *st;
+    mqpy_MkBufferC *o;
+    PyObject *r;
+
+    if (!buf)
+        return mqpy_new_MkBufferC(self, NULL, 1);
+    if (!(st = mqpy_state_of(self)))
+        return NULL;
+    o = (mqpy_MkBufferC *)st->buf_spare;
+    if (o && Py_REFCNT(o) == 1 && o->obj && o->owned) {
+        if (MkBufferCopy(o->obj, buf) != MK_OK)
+            return mqpy_raise_kernel(self);
+        Py_INCREF(o); /* not Py_NewRef: the module supports Python 3.9 */
+        return (PyObject *)o;
+    }
+    if (!(r = mqpy_new_MkBufferC(self, MkBufferDup(buf), 1)))
+        return NULL;
+    Py_INCREF(r);
+    Py_XSETREF(st->buf_spare, r);
+    return r;
 }
 
 PyObject *

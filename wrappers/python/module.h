@@ -10,6 +10,10 @@ typedef struct {
     PyTypeObject *classes[MQPY_CLASS_COUNT]; /* the plain classes, by MQPY_CLASS_* */
     PyTypeObject *MqContextC;
     PyObject *MkExceptionC;
+    /* The MkBufferC object the last borrowed BUF was copied into, kept so
+     * that the next one reuses it (object and C buffer) once nobody else
+     * holds it: see mqpy_from_BUF. */
+    PyObject *buf_spare;
 } mqpy_state;
 
 extern PyModuleDef mqpy_module_def;

@@ -237,6 +237,7 @@ mqpy_traverse(PyObject *m, visitproc visit, void *arg)
         Py_VISIT(st->classes[i]);
     Py_VISIT(st->MqContextC);
     Py_VISIT(st->MkExceptionC);
+    Py_VISIT(st->buf_spare);
     return 0;
 }
 
@@ -248,6 +249,7 @@ mqpy_clear(PyObject *m)
         Py_CLEAR(st->classes[i]);
     Py_CLEAR(st->MqContextC);
     Py_CLEAR(st->MkExceptionC);
+    Py_CLEAR(st->buf_spare);
     return 0;
 }
 

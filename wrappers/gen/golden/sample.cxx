@@ -17,10 +17,17 @@ inline std::string MkTypeName(MkTypeE type) {
     return detail::str(r);
 }
 
+class MkBufferR;
+
 /// One typed value.
 class MkBufferC : public detail::Handle<MkBufferC, ::MkBufferC, ::MkBufferCreate, ::MkBufferDelete> {
   public:
     using Handle::Handle;
+    MkBufferC() = default;
+    /// An owned copy of a borrowed buffer (MkBufferDup).
+    MkBufferC(const MkBufferR &v);
+    /// Replace this buffer by an owned copy of a borrowed one.
+    MkBufferC &operator=(const MkBufferR &v);
     /// Create an empty buffer.
     static MkBufferC Create() {
         return MkBufferC::Adopt(::MkBufferCreate(), true);
@@ -47,6 +54,29 @@ class MkBufferC : public detail::Handle<MkBufferC, ::MkBufferC, ::MkBufferCreate
     }
 };
 
+/// A borrowed MkBufferC, as ReadBUF and IndexGet return it: no allocation and
+/// no copy.  It names the C object's own buffer and is valid only as long as
+/// that is (until the next ReadBUF on the same object, or until the list
+/// changes); Dup(), or keeping it as an MkBufferC (`MkBufferC keep =
+/// ctx.ReadBUF();`), makes an owned copy.  Copying the view copies the name.
+class MkBufferR : public MkBufferC {
+  public:
+    explicit MkBufferR(::MkBufferC *p) : MkBufferC(detail::adopt_t{}, p, false) {}
+    MkBufferR(const MkBufferR &o) : MkBufferR(o.Ptr()) {}
+    MkBufferR &operator=(const MkBufferR &o)
+    {
+        // an rvalue MkBufferC: the move assignment, not the copying one
+        static_cast<MkBufferC &>(*this) = MkBufferC(detail::adopt_t{}, o.Ptr(), false);
+        return *this;
+    }
+};
+
+inline MkBufferC::MkBufferC(const MkBufferR &v) : MkBufferC(Adopt(::MkBufferDup(v.Ptr()))) {}
+inline MkBufferC &MkBufferC::operator=(const MkBufferR &v)
+{
+    return *this = Adopt(::MkBufferDup(v.Ptr()));
+}
+
 /// An array of typed values.
 class MkBufferListC : public detail::Handle<MkBufferListC, ::MkBufferListC, ::MkBufferListCreate, ::MkBufferListDelete> {
   public:
@@ -59,11 +89,12 @@ class MkBufferListC : public detail::Handle<MkBufferListC, ::MkBufferListC, ::Mk
     static MkBufferListC CreateTLS(const std::string & name) {
         return MkBufferListC::Adopt(::MkBufferListCreateTLS(name.c_str()), false);
     }
-    /// The value at index i.
-    MkBufferC IndexGet(MK_I32 i) {
+    /// The value at index i, borrowed until the list changes.
+    /// Returns a view, valid while the C buffer is; Dup() or an MkBufferC keeps a copy.
+    MkBufferR IndexGet(MK_I32 i) {
         auto r = ::MkBufferListIndexGet(Ptr(), i);
         if (!r) detail::check_kernel(MK_ERROR);
-        return MkBufferC::Adopt(::MkBufferDup(r));
+        return MkBufferR(r);
     }
 };
 
@@ -133,11 +164,12 @@ class MqContextC : public detail::ContextCore {
         detail::check_ctx(Ptr(), ::MqReadBIN(Ptr(), &v, &v_size));
         return detail::bin(v, v_size);
     }
-    /// The next item as a buffer.
-    MkBufferC ReadBUF() {
+    /// The next item as a buffer, borrowed until the next ReadBUF.
+    /// Returns a view, valid while the C buffer is; Dup() or an MkBufferC keeps a copy.
+    MkBufferR ReadBUF() {
         ::MkBufferC *v = nullptr;
         detail::check_ctx(Ptr(), ::MqReadBUF(Ptr(), &v));
-        return MkBufferC::Adopt(::MkBufferDup(v));
+        return MkBufferR(v);
     }
     /// Move the next item.
     void ProxyItem(MqContextC & to) {
