@@ -127,7 +127,7 @@ function plot_data(t, m, S, ns,    f, s, i, c, v) {
         for (i = 1; i <= nlangs; i++)
             if ((t, LANG[i]) in HAVE_LANG) printf " \"%s: %s\"", letter(S[s]), LABEL[LANG[i]] >> f
     printf "\n" >> f
-    for (c = 1; c < ncols; c++) {
+    for (c = 1; c <= ncols; c++) {
         v = value(t, limit_setup(t, m), "limit", m, limit_test(c, m))
         printf "%s %s", COLS[c], (v == "" ? "na." : v) >> f
         for (s = 1; s <= ns; s++)
