@@ -235,7 +235,7 @@ put(MkBufferStreamC *bus, MkTypeE type, size_t n)
         MkErrorSet(bus->err, MK_ERR_MEMORY, "stream holds too many items");
         return NULL;
     }
-    if (mki_stream_reserve(bus, 1 + n) != MK_OK)
+    if (bus->cap - bus->len < 1 + n && mki_stream_reserve(bus, 1 + n) != MK_OK)
         return NULL;
     unsigned char *p = bus->data + bus->len;
     p[0] = (unsigned char)type;

@@ -68,6 +68,17 @@ mki_stream_validate(const void *data, size_t len, int swap, int max_depth, MK_I3
             n++;
             continue;
         }
+        if (t == MK_TYPE_BIN && len - pos - 1 >= 4 && n < INT32_MAX) {
+            uint32_t size;
+            memcpy(&size, p + pos + 1, 4);
+            if (swap)
+                size = mki_swap32(size);
+            if (len - pos - 5 >= size) {
+                pos += 5u + size;
+                n++;
+                continue;
+            }
+        }
         int rc = mki_item_at(p, len, pos, swap, &it);
         if (rc != MKI_ITEM_OK)
             return bad_item(err, rc, p, pos);

@@ -222,8 +222,9 @@ mqi_conn_flush(mqi_conn *c)
 static MkErrorE
 write_all(mqi_conn *c, const void *p, size_t n)
 {
-    unsigned char *w = mki_grow(c->wbuf.p, &c->wbuf.cap, c->wbuf.len + n, 1);
-    if (!w) {
+    unsigned char *w = c->wbuf.p;
+    if (c->wbuf.cap - c->wbuf.len < n &&
+        !(w = mki_grow(c->wbuf.p, &c->wbuf.cap, c->wbuf.len + n, 1))) {
         mqi_conn_fail(c, MK_ERR_MEMORY, "out of memory for the write buffer");
         return MK_ERROR;
     }
