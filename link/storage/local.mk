@@ -6,8 +6,7 @@ noinst_HEADERS += link/storage/storage.h link/storage/storage_int.h
 link_storage_libmqstorage_la_SOURCES = \
 	link/storage/storage.c \
 	link/storage/storage_txn.c \
-	link/storage/storage_calls.c \
-	link/storage/storage_bench.c
+	link/storage/storage_calls.c
 link_storage_libmqstorage_la_CFLAGS = $(AM_CFLAGS) $(SQLITE3_CFLAGS)
 link_storage_libmqstorage_la_LIBADD = $(SQLITE3_LIBS)
 

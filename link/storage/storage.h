@@ -130,12 +130,4 @@ MkErrorE mqi_storage_forget_below(mqi_storage *st, const char *peer, MK_I64 id,
 MkErrorE mqi_storage_prune_processed(mqi_storage *st, MK_I64 max_age_ms, MK_I64 max_keep,
                                      MK_I64 *removed, MkErrorC *err);
 
-/* ---------------------------------------------------------------- bench */
-
-/* The machine's limit for persistent calls: raw sqlite3 insert of one small
- * row plus commit, repeated for about seconds, in WAL mode with the same
- * flags as mqi_storage_open.  file is a scratch file, replaced and removed. */
-MkErrorE mqi_storage_bench_commit_rate(const char *file, int flags, double seconds,
-                                       double *rate, MkErrorC *err);
-
 #endif /* MQI_STORAGE_H */

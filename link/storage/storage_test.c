@@ -278,15 +278,6 @@ test_memory(void)
     MQT_CHECK(mqi_storage_open("", 0, &a, err) == MK_ERROR);
 }
 
-static void
-test_bench(void)
-{
-    double rate = 0;
-    MQT_OK(mqi_storage_bench_commit_rate(mqt_temp_path("st-bench"), 0, 0.1, &rate, err),
-           MkErrorGetText(err));
-    MQT_CHECK(rate > 0);
-}
-
 static const mqt_case cases[] = {
     {"put commit foreach done", test_round_trip},
     {"reopen finds pending calls", test_reopen},
@@ -296,7 +287,6 @@ static const mqt_case cases[] = {
     {"forget and prune processed calls", test_prune},
     {"group commit of 10000 puts", test_group_commit},
     {"in-memory storage is not durable", test_memory},
-    {"commit-rate benchmark runs", test_bench},
     {NULL, NULL},
 };
 
