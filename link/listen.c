@@ -65,7 +65,7 @@ serve_forever(MqContextC *ctx, const mqi_transport *tp, int lfd)
     while (!stop_signal) {
         struct pollfd p = {.fd = lfd, .events = POLLIN};
         int n = poll(&p, 1, 500);
-        while (waitpid(-1, NULL, WNOHANG) > 0)
+        while (ctx->cfg.start != MQI_START_THREAD && waitpid(-1, NULL, WNOHANG) > 0)
             ; /* reap finished fork/spawn instances */
         if (n <= 0)
             continue;
