@@ -2,5 +2,5 @@
 # scripts it is made of.  The suite itself runs from build.bash (`test`).
 TESTS += performance/results_test.sh performance/pipeline_test.sh
 dist_check_SCRIPTS += performance/results_test.sh performance/pipeline_test.sh
-EXTRA_DIST += results.bash performance/performance.bash performance/results.awk \
+EXTRA_DIST += results.bash performance/performance.bash performance/results.awk performance/tap.sh performance/mp_baseline.py \
 	performance/languages.tab performance/testdata

@@ -7,18 +7,7 @@ top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
 top_builddir=${top_builddir:-.}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/pipeline_test.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
-n=0 failed=0
-SIZE="--num 50 --sec 0.1"
-
-check() { # check NAME COMMAND...: one TAP line
-    name=$1; shift
-    n=$((n + 1))
-    if "$@" >"$TMP/out" 2>&1; then
-        echo "ok $n - $name"
-    else
-        echo "not ok $n - $name"; sed 's/^/#   /' "$TMP/out" | head -30; failed=$((failed + 1))
-    fi
-}
+. "$top_srcdir/performance/tap.sh"
 
 # An "installed tree" of the build tree's programs (libtool wrappers follow
 # their symlinks), so performance.bash runs exactly as on a real install.

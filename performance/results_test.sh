@@ -7,17 +7,7 @@ DATA=$top_srcdir/performance/testdata
 RESULTS=$top_srcdir/results.bash
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/results_test.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
-n=0 failed=0
-
-check() { # check NAME COMMAND...: one TAP line
-    name=$1; shift
-    n=$((n + 1))
-    if "$@" >"$TMP/out" 2>&1; then
-        echo "ok $n - $name"
-    else
-        echo "not ok $n - $name"; sed 's/^/#   /' "$TMP/out" | head -20; failed=$((failed + 1))
-    fi
-}
+. "$top_srcdir/performance/tap.sh"
 
 # A fresh copy of the recorded tree in $TMP/$1, results.bash run on it.
 fresh() {

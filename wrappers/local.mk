@@ -23,6 +23,7 @@ EXTRA_DIST += \
 	wrappers/python/perfserver.py \
 	wrappers/python/configfile_test.py \
 	wrappers/python/buffer_test.py \
+	wrappers/python/taptest.py \
 	wrappers/cxx/mqlinkcxx.pc.in
 
 # The description covers every public C function, and the generator's output

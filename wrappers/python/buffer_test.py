@@ -4,6 +4,8 @@ keep, even though the runtime reuses the previous result's object and C
 buffer when the caller dropped it (convert.c, mqpy_from_BUF)."""
 import sys
 
+import taptest
+
 from mqlink import MkBufferC, MkBufferListC, MkBufferStreamC
 
 
@@ -71,17 +73,7 @@ CASES = [
 
 
 def main():
-    failed = 0
-    print("1..%d" % len(CASES))
-    for i, (name, fn) in enumerate(CASES, 1):
-        try:
-            fn()
-            print("ok %d - %s" % (i, name))
-        except Exception as e:  # report and keep going, as testlib does
-            failed += 1
-            print("not ok %d - %s" % (i, name))
-            print("#   %s: %s" % (type(e).__name__, e))
-    return 1 if failed else 0
+    return taptest.run(CASES)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,8 @@ import shutil
 import sys
 import tempfile
 
+import taptest
+
 from mqlink import *  # noqa: F403 — the export of the new class is under test
 import mqlink
 
@@ -161,18 +163,7 @@ CASES = [
 
 
 def main():
-    failed = 0
-    print("1..%d" % len(CASES))
-    for i, (name, fn) in enumerate(CASES, 1):
-        try:
-            fn()
-            print("ok %d - %s" % (i, name))
-        except Exception as e:  # report and keep going, as testlib does
-            failed += 1
-            print("not ok %d - %s" % (i, name))
-            print("#   %s: %s" % (type(e).__name__, e))
-    shutil.rmtree(tmp, ignore_errors=True)
-    return 1 if failed else 0
+    return taptest.run(CASES, cleanup=lambda: shutil.rmtree(tmp, ignore_errors=True))
 
 
 if __name__ == "__main__":
