@@ -170,11 +170,11 @@ lim_roundtrip(const lim_opts *o, lim_result *res)
         return -1;
     pid_t pid = start_peer(o, fd, size);
     long n = 0;
-    double t0 = lim_now();
+    double t0 = perf_now();
     for (; rc == 0 && lim_more(o, n, t0); n++)
         rc = write_full(fd[0], buf, size) == 0 ? read_full(fd[0], buf, size) : -1;
     res->count = n;
-    res->sec = lim_now() - t0;
+    res->sec = perf_now() - t0;
     return finish(fd[0], pid, rc);
 }
 
@@ -191,13 +191,13 @@ lim_oneway(const lim_opts *o, size_t size, size_t batch, lim_result *res)
         return -1;
     pid_t pid = start_peer(o, fd, 0);
     long n = 0;
-    double t0 = lim_now();
+    double t0 = perf_now();
     for (; rc == 0 && lim_more(o, n, t0); n += (long)per)
         rc = write_full(fd[0], buf, size * per);
     shutdown(fd[0], SHUT_WR);
     if (rc == 0)
         rc = read_full(fd[0], buf, 1);
     res->count = n;
-    res->sec = lim_now() - t0;
+    res->sec = perf_now() - t0;
     return finish(fd[0], pid, rc);
 }

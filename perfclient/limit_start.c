@@ -49,7 +49,7 @@ lim_fork(const lim_opts *o, lim_result *res)
 {
     int rc = 0;
     long n = 0;
-    double t0 = lim_now();
+    double t0 = perf_now();
     for (; rc == 0 && lim_more(o, n, t0); n++) {
         pid_t pid = fork();
         if (pid == 0) {
@@ -59,7 +59,7 @@ lim_fork(const lim_opts *o, lim_result *res)
         rc = reap(pid);
     }
     res->count = n;
-    res->sec = lim_now() - t0;
+    res->sec = perf_now() - t0;
     return rc;
 }
 
@@ -70,7 +70,7 @@ lim_spawn(const lim_opts *o, lim_result *res)
     char *const argv[] = {(char *)o->exec, "--version", NULL};
     int rc = 0, null = open("/dev/null", O_WRONLY | O_CLOEXEC);
     long n = 0;
-    double t0 = lim_now();
+    double t0 = perf_now();
     for (; rc == 0 && null >= 0 && lim_more(o, n, t0); n++) {
         pid_t pid = fork();
         if (pid == 0) {
@@ -82,7 +82,7 @@ lim_spawn(const lim_opts *o, lim_result *res)
         rc = reap(pid);
     }
     res->count = n;
-    res->sec = lim_now() - t0;
+    res->sec = perf_now() - t0;
     if (null >= 0)
         close(null);
     return null >= 0 ? rc : -1;
@@ -100,7 +100,7 @@ lim_thread(const lim_opts *o, lim_result *res)
 {
     int rc = 0;
     long n = 0;
-    double t0 = lim_now();
+    double t0 = perf_now();
     for (; rc == 0 && lim_more(o, n, t0); n++) {
         pthread_t tid;
         rc = pthread_create(&tid, NULL, nothing, NULL);
@@ -108,7 +108,7 @@ lim_thread(const lim_opts *o, lim_result *res)
             rc = pthread_join(tid, NULL);
     }
     res->count = n;
-    res->sec = lim_now() - t0;
+    res->sec = perf_now() - t0;
     return rc == 0 ? 0 : -1;
 }
 #else

@@ -46,14 +46,6 @@ static const struct perf_test {
 };
 #define NTESTS (int)(sizeof tests / sizeof tests[0])
 
-double
-perf_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 void
 perf_stop(perf_result *res)
 {

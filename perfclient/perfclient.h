@@ -3,6 +3,7 @@
 #ifndef PERFCLIENT_H
 #define PERFCLIENT_H
 
+#include "clock.h"
 #include "mqlink.h"
 
 /* The options and the main link; built by main, read by every test. */
@@ -30,8 +31,6 @@ typedef struct perf_result {
 /* One operation of a timed loop. */
 typedef MkErrorE (*perf_op)(perf_client *pc, void *arg);
 
-/* Monotonic time in seconds. */
-double perf_now(void);
 /* Run op until pc->num operations or pc->sec seconds are done, checking the
  * clock every batch operations; sets res->count, res->t0 and res->sec.  A
  * test with a final synchronisation calls perf_stop after it. */

@@ -35,20 +35,12 @@ enum { T_ROUNDTRIP, T_ONEWAY, T_FORK, T_SPAWN, T_THREAD, T_PERSIST, NTESTS };
 static const char *const test_names[NTESTS] = {"roundtrip", "oneway", "fork", "spawn", "thread",
                                                "persist"};
 
-double
-lim_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 int
 lim_more(const lim_opts *o, long n, double t0)
 {
     if (n >= o->num)
         return 0;
-    return n % 16 != 0 || lim_now() - t0 < o->sec;
+    return n % 16 != 0 || perf_now() - t0 < o->sec;
 }
 
 static void

@@ -5,6 +5,8 @@
 
 #include <stddef.h>
 
+#include "clock.h"
+
 /* The transports, as the link's: pipe is a socketpair. */
 typedef enum lim_transport { LIM_PIPE, LIM_UDS, LIM_TCP } lim_transport;
 
@@ -27,7 +29,6 @@ typedef struct lim_result {
     double sec;
 } lim_result;
 
-double lim_now(void);
 /* True while a loop that did n operations since t0 should go on. */
 int lim_more(const lim_opts *o, long n, double t0);
 /* Pin the calling process to cpu (cpu < 0: do nothing). */
