@@ -49,13 +49,15 @@ reap(pid_t pid)
     /* The server exits as soon as it sees the socket close; give it a moment
      * before insisting, so no zombie and no orphan is left behind. */
     struct timespec ts = {0, 100000};
-    for (int i = 0; i < 20000; i++) {
-        if (waitpid(pid, NULL, WNOHANG) != 0)
-            return;
+    void *blk = mqi_block_enter();
+    int i = 0;
+    while (i++ < 20000 && waitpid(pid, NULL, WNOHANG) == 0)
         nanosleep(&ts, NULL);
+    if (i > 20000) {
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
     }
-    kill(pid, SIGKILL);
-    waitpid(pid, NULL, 0);
+    mqi_block_leave(blk);
 }
 
 static void
@@ -111,9 +113,11 @@ wait_fd(int fd, short events, MK_I64 timeout_ms)
 {
     struct pollfd p = {.fd = fd, .events = events};
     int n;
+    void *blk = mqi_block_enter();
     do
         n = poll(&p, 1, timeout_ms < 0 ? -1 : (int)(timeout_ms > 0x7fffffff ? 0x7fffffff : timeout_ms));
     while (n < 0 && errno == EINTR);
+    mqi_block_leave(blk);
     return n > 0 ? p.revents : n;
 }
 
@@ -159,7 +163,12 @@ fill(mqi_conn *c, int flags)
         }
         b->p = p;
     }
+    void *blk = flags & MSG_DONTWAIT ? NULL : mqi_block_enter();
     ssize_t n = recv(c->fd, b->p + b->len, b->cap - b->len, flags);
+    int e = errno;
+    if (!(flags & MSG_DONTWAIT))
+        mqi_block_leave(blk);
+    errno = e;
     if (n > 0) {
         c->rbuf_filled = (size_t)n == b->cap - b->len;
         b->len += (size_t)n;

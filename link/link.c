@@ -20,7 +20,10 @@ client_connect(MqContextC *ctx)
     const mqi_transport *tp = mqi_transport_get(ctx->cfg.tp);
     int fd = -1;
     pid_t pid = 0;
-    if (tp->connect(ctx, &fd, &pid) != MK_OK)
+    void *blk = mqi_block_enter(); /* connect may wait for a server to start */
+    MkErrorE rc = tp->connect(ctx, &fd, &pid);
+    mqi_block_leave(blk);
+    if (rc != MK_OK)
         return MK_ERROR;
     mqi_conn *c = mqi_conn_create(fd, &ctx->cfg, 0);
     if (!c) {

@@ -266,6 +266,22 @@ MkErrorE mqi_link_error(MqContextC *ctx, const char *what);
 MK_I64 mqi_now_ms(void);
 MK_I64 mqi_deadline(MqContextC *ctx, MK_I64 timeout_ms);
 
+/* A blocking section (MqSetBlockingHooks): every syscall that may sleep goes
+ * between these two, and nothing else does. */
+extern MqBlockEnterF mqi_block_enter_fn;
+extern MqBlockLeaveF mqi_block_leave_fn;
+static inline void *
+mqi_block_enter(void)
+{
+    return mqi_block_enter_fn ? mqi_block_enter_fn() : NULL;
+}
+static inline void
+mqi_block_leave(void *token)
+{
+    if (mqi_block_leave_fn)
+        mqi_block_leave_fn(token);
+}
+
 /* ----------------------------------------------------------- event loop */
 
 /* Serve the connection of ctx until waiter is done (waiter may be NULL),

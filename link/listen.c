@@ -37,10 +37,14 @@ catch_stop(int sig)
 static int
 accept_one(int lfd)
 {
-    int fd;
+    int fd, e;
+    void *blk = mqi_block_enter();
     do
         fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
     while (fd < 0 && errno == EINTR && !stop_signal);
+    e = errno;
+    mqi_block_leave(blk);
+    errno = e;
     return fd;
 }
 
@@ -64,7 +68,9 @@ serve_forever(MqContextC *ctx, const mqi_transport *tp, int lfd)
     catch_stop(SIGINT);
     while (!stop_signal) {
         struct pollfd p = {.fd = lfd, .events = POLLIN};
+        void *blk = mqi_block_enter();
         int n = poll(&p, 1, 500);
+        mqi_block_leave(blk);
         while (ctx->cfg.start != MQI_START_THREAD && waitpid(-1, NULL, WNOHANG) > 0)
             ; /* reap finished fork/spawn instances */
         if (n <= 0)

@@ -3,6 +3,7 @@ lib_LTLIBRARIES += link/libmqlink.la
 include_HEADERS += link/mqlink.h
 noinst_HEADERS += link/link_int.h link/transport/transport.h link/start/start.h
 link_libmqlink_la_SOURCES = \
+	link/block.c \
 	link/context.c \
 	link/options.c \
 	link/link.c \
@@ -36,10 +37,11 @@ link_testserver_LDADD = link/libmqlink.la kernel/libmkkernel.la
 check_LTLIBRARIES += link/liblinktest.la
 link_liblinktest_la_SOURCES = link/linktest.c link/linktest.h
 
-LINK_TESTS = link/conformance_test link/fault_test link/persist_test
+LINK_TESTS = link/conformance_test link/fault_test link/persist_test link/block_test
 check_PROGRAMS += $(LINK_TESTS)
 TESTS += $(LINK_TESTS)
 link_conformance_test_LDADD = link/liblinktest.la $(LINK_TEST_LIBS)
+link_block_test_LDADD = link/liblinktest.la $(LINK_TEST_LIBS)
 link_fault_test_LDADD = link/libmqlink.la $(LINK_TEST_LIBS) link/liblinktest.la
 link_persist_test_CFLAGS = $(AM_CFLAGS) $(SQLITE3_CFLAGS)
 link_persist_test_LDADD = link/liblinktest.la $(LINK_TEST_LIBS) $(SQLITE3_LIBS)

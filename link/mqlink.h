@@ -76,6 +76,18 @@ void *MqContextGetUserData(MqContextC *ctx);
 void MqContextSetDestroyCallback(MqContextC *ctx, void (*fn)(MqContextC *ctx, void *data),
                                  void *data);
 
+/* Hooks around every wait that can block the calling thread inside the
+ * library: for input or output on a link, a storage commit, a listener's
+ * accept, a server process to end.  A language runtime with a global lock
+ * (CPython's GIL) releases it in enter and takes it back in leave, so other
+ * threads run while this one waits, and frames that are handled without
+ * waiting cost nothing extra.  enter's result is passed to its leave; no
+ * library call is made in between.  Process-wide; set before the first
+ * link, NULL for both switches them off. */
+typedef void *(*MqBlockEnterF)(void);
+typedef void (*MqBlockLeaveF)(void *token);
+void MqSetBlockingHooks(MqBlockEnterF enter, MqBlockLeaveF leave);
+
 /* -------------------------------------------------------------- configuration */
 
 /* Register the setup run on every new server instance (each parent and child);

@@ -103,7 +103,10 @@ mqi_persist_commit(mqi_conn *c)
     MqContextC *p = c->ctx ? c->ctx[0] : NULL;
     if (!p || !p->storage || !mqi_storage_in_transaction(p->storage))
         return MK_OK;
-    if (mqi_storage_commit(p->storage, c->err) == MK_OK)
+    void *blk = mqi_block_enter(); /* a commit waits for the disk */
+    MkErrorE rc = mqi_storage_commit(p->storage, c->err);
+    mqi_block_leave(blk);
+    if (rc == MK_OK)
         return MK_OK;
     /* What is buffered must not leave: the link ends, the sender re-sends. */
     c->wbuf.off = c->wbuf.len = 0;
