@@ -20,9 +20,13 @@ check_PROGRAMS += tests/interop/cxxserver
 tests_interop_cxxserver_SOURCES = tests/interop/cxxserver.cc
 tests_interop_cxxserver_CPPFLAGS = $(MQCXX_CPPFLAGS)
 tests_interop_cxxserver_LDADD = link/libmqlink.la kernel/libmkkernel.la
-INTEROP_TESTS += tests/interop/c-cxx.sh
+check_PROGRAMS += tests/interop/cxxclient
+tests_interop_cxxclient_SOURCES = tests/interop/cxxclient.cc
+tests_interop_cxxclient_CPPFLAGS = $(MQCXX_CPPFLAGS)
+tests_interop_cxxclient_LDADD = link/libmqlink.la kernel/libmkkernel.la
+INTEROP_TESTS += tests/interop/c-cxx.sh tests/interop/cxx-c.sh tests/interop/cxx-cxx.sh
 if WITH_PYTHON
-INTEROP_TESTS += tests/interop/py-cxx.sh
+INTEROP_TESTS += tests/interop/py-cxx.sh tests/interop/cxx-py.sh
 endif
 endif
 TESTS += $(INTEROP_TESTS)
@@ -46,3 +50,12 @@ tests/interop/c-cxx.sh: Makefile
 tests/interop/py-cxx.sh: Makefile
 	$(AM_V_GEN)$(MKDIR_P) tests/interop && { echo '$(INTEROP_ENV)'; \
 	  echo 'exec $(INTEROP_RUN) "$(PYTHON) $(abs_top_srcdir)/tests/interop/pyclient.py" "$(abs_top_builddir)/tests/interop/cxxserver" "$(INTEROP_MODES_C)"'; } > $@ && chmod +x $@
+tests/interop/cxx-c.sh: Makefile
+	$(AM_V_GEN)$(MKDIR_P) tests/interop && { echo '$(INTEROP_ENV)'; \
+	  echo 'exec $(INTEROP_RUN) "$(abs_top_builddir)/tests/interop/cxxclient" "$(abs_top_builddir)/tests/interop/cserver" "$(INTEROP_MODES_C)"'; } > $@ && chmod +x $@
+tests/interop/cxx-cxx.sh: Makefile
+	$(AM_V_GEN)$(MKDIR_P) tests/interop && { echo '$(INTEROP_ENV)'; \
+	  echo 'exec $(INTEROP_RUN) "$(abs_top_builddir)/tests/interop/cxxclient" "$(abs_top_builddir)/tests/interop/cxxserver" "$(INTEROP_MODES_C)"'; } > $@ && chmod +x $@
+tests/interop/cxx-py.sh: Makefile
+	$(AM_V_GEN)$(MKDIR_P) tests/interop && { echo '$(INTEROP_ENV)'; \
+	  echo 'exec $(INTEROP_RUN) "$(abs_top_builddir)/tests/interop/cxxclient" "$(PYTHON) $(abs_top_srcdir)/tests/interop/pyserver.py" "$(INTEROP_MODES_PY)"'; } > $@ && chmod +x $@
