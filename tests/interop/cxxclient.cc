@@ -18,8 +18,14 @@
 
 namespace mq = mqlink;
 
+// The client's class: a member function to register as a service.
+class Client : public mq::MqContextC {
+  public:
+    void Nothing() {}
+};
+
 static const char *label;
-static mq::MqContextC *c;
+static Client *c;
 static std::string server; // INST of the parent: "Class:address"
 
 static void
@@ -278,7 +284,7 @@ main(int argc, char **argv)
     label = argv[1];
     std::vector<std::string> args{"cxxclient"};
     args.insert(args.end(), argv + 2, argv + argc);
-    mq::MqContextC ctx;
+    Client ctx;
     c = &ctx;
     try {
         c->LinkCreate(args);
@@ -319,6 +325,10 @@ main(int argc, char **argv)
     run_case("SendEND_AND_CALLBACK runs the callback from the event loop", callback);
     run_case("a callback that throws does not stop the event loop", callback_throws);
     run_case("every child gets its own server instance of the server's class", instances);
+    // The refused registration is freed (else a leak under LeakSanitizer).
+    run_case("ServiceCreate of a member function with a bad token throws MkExceptionC", [] {
+        expect_throw("token TOOLONG", [] { c->ServiceCreate("TOOLONG", &Client::Nothing); });
+    });
     ctx.Delete();
     return 0;
 }

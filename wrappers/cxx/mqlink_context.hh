@@ -20,35 +20,38 @@ inline MqContextC *context_of(::MqContextC *ctx)
     return new MqContextC(adopt_t{}, ctx);
 }
 
-/// Run fn; an exception becomes ctx's error so the caller receives its text.
-inline MkErrorE run(::MqContextC *ctx, const MqCallbackF &fn, Scope scope)
+/// Called from a callback's catch (...): the exception becomes ctx's error, so
+/// a service's caller receives its text.  Out of line, so a callback that does
+/// not throw pays nothing for this.
+MQLINK_COLD inline void fail(::MqContextC *ctx, Scope scope)
 {
-    const char *text = "unknown C++ exception";
+    std::string text = "unknown C++ exception";
     MK_I32 code = MK_ERR_GENERIC;
-    std::string keep;
     try {
-        fn(*context_of(ctx));
-        return MK_OK;
+        throw;
     } catch (const MkExceptionC &e) {
-        keep = e.text();
+        text = e.text();
         code = e.code();
-        text = keep.c_str();
     } catch (const std::exception &e) {
-        keep = e.what();
-        text = keep.c_str();
+        text = e.what();
     } catch (...) {
     }
-    if (scope == Scope::once) { // nobody to hand a call callback's error to
-        std::fprintf(stderr, "mqlink: exception in a callback: %s\n", text);
-        return MK_ERROR;
-    }
-    return MqErrorSet(ctx, code, "%s", text);
+    if (scope == Scope::once) // nobody to hand a call callback's error to
+        std::fprintf(stderr, "mqlink: exception in a callback: %s\n", text.c_str());
+    else
+        MqErrorSet(ctx, code, "%s", text.c_str());
 }
 
 inline MkErrorE cb_call(::MqContextC *ctx, void *data)
 {
     Callback *cb = static_cast<Callback *>(data);
-    return run(ctx, cb->fn, cb->scope);
+    try {
+        cb->fn(*context_of(ctx));
+        return MK_OK;
+    } catch (...) {
+        fail(ctx, cb->scope);
+    }
+    return MK_ERROR;
 }
 
 template <class T>

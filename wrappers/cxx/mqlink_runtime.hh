@@ -45,6 +45,18 @@ struct MkBinaryR {
     MkBinaryR(const std::string &s) : data(s.data()), size(s.size()) {}
 };
 
+/// A string passed in: borrowed for the call from a C string (a literal: no
+/// std::string is built per call) or a std::string.  nullptr is "".
+class MkStringR {
+  public:
+    MkStringR(const char *s) : s_(s ? s : "") {}
+    MkStringR(const std::string &s) : s_(s.c_str()) {}
+    const char *c_str() const { return s_; }
+
+  private:
+    const char *s_;
+};
+
 namespace detail {
 
 inline std::string str(const char *s) { return s ? std::string(s) : std::string(); }
@@ -55,26 +67,41 @@ inline std::vector<uint8_t> bin(const void *d, size_t n)
     return std::vector<uint8_t>(p, p + n);
 }
 
+// The raise_* helpers are out of line and cold, so a wrapped call inlines to
+// the deleted-object check, the C call and the test of its result (the
+// exception's string would otherwise be built inline in every call).
+#if defined(__GNUC__)
+#define MQLINK_COLD __attribute__((noinline, cold))
+#else
+#define MQLINK_COLD
+#endif
+
 /// Kernel calls leave their reason in the thread's kernel error.
-inline MkErrorE check_kernel(MkErrorE rc)
+[[noreturn]] MQLINK_COLD inline void raise_kernel()
 {
-    if (rc == MK_ERROR) {
-        MkErrorC *e = MkErrorDEFAULT();
-        MkExceptionC x(MkErrorGetText(e), MkErrorGetCode(e));
-        MkErrorReset(e);
-        throw x;
-    }
-    return rc;
+    MkErrorC *e = MkErrorDEFAULT();
+    MkExceptionC x(MkErrorGetText(e), MkErrorGetCode(e));
+    MkErrorReset(e);
+    throw x;
 }
 
 /// Link calls leave their reason on the context.
-inline MkErrorE check_ctx(::MqContextC *ctx, MkErrorE rc)
+[[noreturn]] MQLINK_COLD inline void raise_ctx(::MqContextC *ctx)
 {
-    if (rc == MK_ERROR) {
-        MkExceptionC x(MqErrorGetText(ctx), MqErrorGetCode(ctx));
-        MqErrorReset(ctx);
-        throw x;
-    }
+    MkExceptionC x(MqErrorGetText(ctx), MqErrorGetCode(ctx));
+    MqErrorReset(ctx);
+    throw x;
+}
+
+[[noreturn]] MQLINK_COLD inline void raise_deleted(const char *what)
+{
+    throw MkExceptionC(std::string("the ") + what + " was deleted", MK_ERR_ARGUMENT);
+}
+
+inline MkErrorE check_kernel(MkErrorE rc)
+{
+    if (rc == MK_ERROR)
+        raise_kernel();
     return rc;
 }
 
@@ -101,7 +128,11 @@ struct adopt_t {};
 template <class Self, class C, C *(*Create)(), void (*Free)(C *)>
 class Handle {
   public:
-    Handle() : p_(Create()), owned_(true) { check_kernel(p_ ? MK_OK : MK_ERROR); }
+    Handle() : p_(Create()), owned_(true)
+    {
+        if (!p_)
+            raise_kernel();
+    }
     Handle(adopt_t, C *p, bool owned) : p_(p), owned_(owned) {}
     Handle(Handle &&o) noexcept : p_(o.p_), owned_(o.owned_) { o.p_ = nullptr; }
     Handle &operator=(Handle &&o) noexcept
@@ -122,14 +153,14 @@ class Handle {
     static Self Adopt(C *p, bool owned = true)
     {
         if (!p)
-            check_kernel(MK_ERROR);
+            raise_kernel();
         return Self(adopt_t{}, p, owned);
     }
     /// The C object (borrowed).
     C *Ptr() const
     {
         if (!p_)
-            throw MkExceptionC("the object was deleted", MK_ERR_ARGUMENT);
+            raise_deleted("object");
         return p_;
     }
 
@@ -148,6 +179,13 @@ class Handle {
 
 enum class Scope { notified, once };
 
+/// An exception thrown by a callback becomes its error (see fail); the
+/// callback then returns MK_ERROR.
+void fail(::MqContextC *ctx, Scope scope);
+MqContextC *context_of(::MqContextC *ctx);
+
+/// A std::function callback (a lambda): runs with the object of the context
+/// the library calls it with.
 struct Callback {
     MqCallbackF fn;
     Scope scope;
@@ -156,7 +194,41 @@ struct Callback {
 inline void *cb_new(void *, MqCallbackF fn, Scope scope) { return new Callback{std::move(fn), scope}; }
 inline void cb_free(void *data) { delete static_cast<Callback *>(data); }
 MkErrorE cb_call(::MqContextC *ctx, void *data);
-MqContextC *context_of(::MqContextC *ctx);
+
+/// A member function as a service.  A service only ever runs on the context
+/// it was created on, so the object is kept here: no std::function, no
+/// lookup of the object from the C context per call.
+template <class T>
+struct Method {
+    T *self;
+    void (T::*fn)();
+};
+
+template <class T>
+MkErrorE method_call(::MqContextC *ctx, void *data)
+{
+    const Method<T> *m = static_cast<const Method<T> *>(data);
+    try {
+        (m->self->*m->fn)();
+        return MK_OK;
+    } catch (...) {
+        fail(ctx, Scope::notified);
+    }
+    return MK_ERROR;
+}
+
+template <class T>
+void method_free(void *data) { delete static_cast<Method<T> *>(data); }
+
+template <class T>
+void service_create(::MqContextC *ctx, MkStringR token, T *self, void (T::*fn)())
+{
+    Method<T> *m = new Method<T>{self, fn};
+    if (MqServiceCreate(ctx, token.c_str(), method_call<T>, m, method_free<T>) == MK_ERROR) {
+        delete m; // not registered: still ours
+        raise_ctx(ctx);
+    }
+}
 
 /// A context and its C context point at each other; the destroy callback
 /// clears the pointer whoever deletes the C context.  Server instances made
@@ -184,7 +256,7 @@ class ContextCore {
     ::MqContextC *Ptr() const
     {
         if (!ctx_)
-            throw MkExceptionC("the context was deleted", MK_ERR_ARGUMENT);
+            raise_deleted("context");
         return ctx_;
     }
     /// Hand the object to the library (a factory-made server instance).
@@ -216,6 +288,17 @@ class ContextCore {
     bool lib_owned_ = false;
 };
 
+/// A context's call failed: its error, read from the object only now (the
+/// call may have deleted the C context: then that is the error).
+[[noreturn]] MQLINK_COLD inline void raise_ctx(const ContextCore &c) { raise_ctx(c.Ptr()); }
+
+inline MkErrorE check_ctx(const ContextCore &c, MkErrorE rc)
+{
+    if (rc == MK_ERROR)
+        raise_ctx(c);
+    return rc;
+}
+
 template <class T>
 MqCallbackF method_callback(void (T::*fn)())
 {
@@ -233,9 +316,9 @@ void set_server_setup(::MqContextC *ctx, MqCallbackF setup);
 #define MQLINK_CONTEXT_MEMBERS(C)                                                   \
     /** Register a member function of the user's class as the service. */          \
     template <class T>                                                              \
-    void ServiceCreate(const std::string &token, void (T::*fn)())                   \
+    void ServiceCreate(MkStringR token, void (T::*fn)())                            \
     {                                                                               \
-        ServiceCreate(token, detail::method_callback<T>(fn));                       \
+        detail::service_create(Ptr(), token, static_cast<T *>(this), fn);           \
     }                                                                               \
     /** Every new server instance is a new T whose setup member fn runs. */         \
     template <class T>                                                              \

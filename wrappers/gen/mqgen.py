@@ -639,8 +639,8 @@ def emit_pyi(api):
 
 CXX_IN = {
     "I8": "MK_I8", "I16": "MK_I16", "I32": "MK_I32", "I64": "MK_I64", "FLT": "MK_FLT",
-    "DBL": "MK_DBL", "BOL": "bool", "STR": "const std::string &", "TOKEN": "const std::string &",
-    "FMT": "const std::string &", "BIN": "MkBinaryR", "BUF": "const MkBufferC &",
+    "DBL": "MK_DBL", "BOL": "bool", "STR": "MkStringR", "TOKEN": "MkStringR", "FMT": "MkStringR",
+    "BIN": "MkBinaryR", "BUF": "const MkBufferC &",
     "CTX": "MqContextC &", "ARGV": "const std::vector<std::string> &", "WAIT": "MqWaitE",
     "TYPE": "MkTypeE", "CALLBACK": "MqCallbackF",
 }
@@ -787,7 +787,10 @@ def emit_cxx(api):
             else:
                 cargs.append(p.name)
         call = "::%s(%s)" % (f.cfunc, ", ".join(cargs))
-        check = "detail::check_ctx(Ptr(), %s)" if k is not None and k.errors == "context" \
+        # A context's error is read from the object only when there is one
+        # (check_ctx is out of line then), so the C context is not kept
+        # across the call.
+        check = "detail::check_ctx(*this, %s)" if k is not None and k.errors == "context" \
             else "detail::check_kernel(%s)"
         if f.kind == "ctor":
             body.append("return %s::Adopt(%s, %s);" % (k.name, call,

@@ -86,7 +86,7 @@ class MkBufferListC : public detail::Handle<MkBufferListC, ::MkBufferListC, ::Mk
         return MkBufferListC::Adopt(::MkBufferListCreate(), true);
     }
     /// The thread's list called name.
-    static MkBufferListC CreateTLS(const std::string & name) {
+    static MkBufferListC CreateTLS(MkStringR name) {
         return MkBufferListC::Adopt(::MkBufferListCreateTLS(name.c_str()), false);
     }
     /// The value at index i, borrowed until the list changes.
@@ -107,17 +107,17 @@ class MqConfigFileC : public detail::Handle<MqConfigFileC, ::MqConfigFileC, ::Mq
         return MqConfigFileC::Adopt(::MqConfigFileCreate(), true);
     }
     /// Read and parse file.
-    void Read(const std::string & file) {
+    void Read(MkStringR file) {
         detail::check_kernel(::MqConfigFileRead(Ptr(), file.c_str()));
     }
     /// The string at path, or def.
-    std::string GetSTR(const std::string & path, const std::string & def = "") {
+    std::string GetSTR(MkStringR path, MkStringR def = "") {
         const char *v = nullptr;
         detail::check_kernel(::MqConfigFileGetSTR(Ptr(), path.c_str(), def.c_str(), &v));
         return detail::str(v);
     }
     /// The boolean at path, or def.
-    bool GetBOL(const std::string & path, bool def = false) {
+    bool GetBOL(MkStringR path, bool def = false) {
         MK_BOL v{};
         detail::check_kernel(::MqConfigFileGetBOL(Ptr(), path.c_str(), def, &v));
         return (v) != 0;
@@ -136,16 +136,16 @@ class MqContextC : public detail::ContextCore {
     /// Open the link.
     void LinkCreate(const std::vector<std::string> & argv) {
         detail::Argv argv_v(argv);
-        detail::check_ctx(Ptr(), ::MqLinkCreate(Ptr(), argv_v.argc(), argv_v.argv()));
+        detail::check_ctx(*this, ::MqLinkCreate(Ptr(), argv_v.argc(), argv_v.argv()));
     }
     /// Register a service.
-    void ServiceCreate(const std::string & token, MqCallbackF fn) {
+    void ServiceCreate(MkStringR token, MqCallbackF fn) {
         void *fn_d = detail::cb_new(this, std::move(fn), detail::Scope::notified);
-        detail::check_ctx(Ptr(), ::MqServiceCreate(Ptr(), token.c_str(), detail::cb_call, fn_d, detail::cb_free));
+        detail::check_ctx(*this, ::MqServiceCreate(Ptr(), token.c_str(), detail::cb_call, fn_d, detail::cb_free));
     }
     /// Serve events.
     bool ProcessEvent(MqWaitE wait = MQ_WAIT_NO, MK_I64 timeout_ms = MQ_TIMEOUT_DEFAULT) {
-        return detail::check_ctx(Ptr(), ::MqProcessEvent(Ptr(), wait, timeout_ms)) == MK_OK;
+        return detail::check_ctx(*this, ::MqProcessEvent(Ptr(), wait, timeout_ms)) == MK_OK;
     }
     /// The running service's token.
     std::string ServiceGetToken() {
@@ -155,25 +155,25 @@ class MqContextC : public detail::ContextCore {
     }
     /// Append an I8.
     void SendI8(MK_I8 v) {
-        detail::check_ctx(Ptr(), ::MqSendI8(Ptr(), v));
+        detail::check_ctx(*this, ::MqSendI8(Ptr(), v));
     }
     /// The next item as bytes.
     std::vector<uint8_t> ReadBIN() {
         const void *v = nullptr;
         size_t v_size = 0;
-        detail::check_ctx(Ptr(), ::MqReadBIN(Ptr(), &v, &v_size));
+        detail::check_ctx(*this, ::MqReadBIN(Ptr(), &v, &v_size));
         return detail::bin(v, v_size);
     }
     /// The next item as a buffer, borrowed until the next ReadBUF.
     /// Returns a view, valid while the C buffer is; Dup() or an MkBufferC keeps a copy.
     MkBufferR ReadBUF() {
         ::MkBufferC *v = nullptr;
-        detail::check_ctx(Ptr(), ::MqReadBUF(Ptr(), &v));
+        detail::check_ctx(*this, ::MqReadBUF(Ptr(), &v));
         return MkBufferR(v);
     }
     /// Move the next item.
     void ProxyItem(MqContextC & to) {
-        detail::check_ctx(Ptr(), ::MqProxyItem(Ptr(), to.Ptr()));
+        detail::check_ctx(*this, ::MqProxyItem(Ptr(), to.Ptr()));
     }
     /// The parent.
     MqContextC * LinkGetParent() {
@@ -181,7 +181,7 @@ class MqContextC : public detail::ContextCore {
         return detail::context_of(r);
     }
     /// Set the error.
-    void ErrorSet(MK_I32 code, const std::string & text) {
+    void ErrorSet(MK_I32 code, MkStringR text) {
         ::MqErrorSet(Ptr(), code, "%s", text.c_str());
     }
 };
