@@ -23,6 +23,7 @@ EXTRA_DIST += \
 	wrappers/python/perfserver.py \
 	wrappers/python/configfile_test.py \
 	wrappers/python/buffer_test.py \
+	wrappers/python/threads_test.py \
 	wrappers/python/taptest.py \
 	wrappers/cxx/mqlinkcxx.pc.in
 
@@ -115,6 +116,10 @@ WRAPPER_TESTS += wrappers/python/py-buffer.sh
 wrappers/python/py-buffer.sh: Makefile
 	$(AM_V_GEN)$(MKDIR_P) wrappers/python && { echo '$(INTEROP_ENV)'; \
 	  echo 'exec $(PYTHON) $(abs_top_srcdir)/wrappers/python/buffer_test.py'; } > $@ && chmod +x $@
+WRAPPER_TESTS += wrappers/python/py-threads.sh
+wrappers/python/py-threads.sh: Makefile
+	$(AM_V_GEN)$(MKDIR_P) wrappers/python && { echo '$(INTEROP_ENV)'; \
+	  echo 'exec $(PYTHON) $(abs_top_srcdir)/wrappers/python/threads_test.py'; } > $@ && chmod +x $@
 endif
 if WITH_CXX
 check_PROGRAMS += wrappers/cxx/configfile_test
@@ -130,6 +135,7 @@ TESTS += wrappers/cxx/buffer_test
 endif
 TESTS += $(WRAPPER_TESTS)
 nodist_check_SCRIPTS = $(WRAPPER_TESTS)
-CLEANFILES += wrappers/python/py-configfile.sh wrappers/python/py-buffer.sh
+CLEANFILES += wrappers/python/py-configfile.sh wrappers/python/py-buffer.sh \
+	wrappers/python/py-threads.sh
 
 include tests/interop/local.mk

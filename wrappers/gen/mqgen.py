@@ -238,6 +238,16 @@ def py_value(t, expr, size=None):
     raise ApiError("no Python value for " + t)
 
 
+def py_convention(f):
+    """How CPython passes the arguments: no argument and exactly one get
+    their own conventions, which the interpreter calls on its fastest path
+    (no argument count to check, no argument array)."""
+    ins = f.inputs()
+    if f.kind == "handwritten" or any(p.default is not None for p in ins) or len(ins) > 1:
+        return "METH_FASTCALL"
+    return "METH_O" if ins else "METH_NOARGS"
+
+
 # A plain class's type: wrapping and freeing the C object, the type's slots
 # and spec (the runtime registers it from mqpy_classes).
 PY_PLAIN_TYPE = """\
@@ -246,15 +256,17 @@ mqpy_new_%(name)s(PyObject *any, %(c)s *p, int owned)
 {
     PyTypeObject *t;
     mqpy_%(name)s *o;
+    mqpy_state *st;
 
     if (!p)
         return mqpy_raise_kernel(any);
-    if (!(t = mqpy_class_type(any, MQPY_CLASS_%(name)s)) ||
+    if (!(t = mqpy_class_type(any, MQPY_CLASS_%(name)s, &st)) ||
         !(o = PyObject_New(mqpy_%(name)s, t))) {
         if (owned)
             %(free)s(p);
         return NULL;
     }
+    o->st = st;
     o->obj = p;
     o->owned = owned;
     return (PyObject *)o;
@@ -316,6 +328,7 @@ PY_PLAIN_DECL = """\
  * owned == 0 for a thread-owned (tls) object, which the wrapper never frees. */
 typedef struct {
     PyObject_HEAD
+    mqpy_state *st; /* as in mqpy_object */
     %(c)s *obj;
     int owned;
 } mqpy_%(name)s;
@@ -345,9 +358,12 @@ class PyGlue:
         cname = "%s_%s" % (k.name if k else "module", f.name)
         selfdecl = "PyObject *self" if k is None else (
             "PyObject *self" if f.kind == "ctor" else "mqpy_%s *self" % k.name)
+        conv = py_convention(f)
+        argsdecl = {"METH_NOARGS": "PyObject *Py_UNUSED(ignored)", "METH_O": "PyObject *arg",
+                    "METH_FASTCALL": "PyObject *const *args, Py_ssize_t nargs"}[conv]
         self.w("/* %s */" % f.doc)
         self.w("static PyObject *")
-        self.w("%s(%s, PyObject *const *args, Py_ssize_t nargs)" % (cname, selfdecl))
+        self.w("%s(%s, %s)" % (cname, selfdecl, argsdecl))
         self.w("{")
         ins, outs = f.inputs(), f.outs()
         if k is not None and f.kind not in ("ctor", "dtor"):
@@ -385,13 +401,14 @@ class PyGlue:
         if k is not None and f.kind not in ("ctor", "dtor"):
             self.w("    if (!obj)")
             self.w('        return mqpy_deleted((PyObject *)self, "%s");' % f.name)
-        nreq = len([p for p in ins if p.default is None])
-        self.w('    if (!mqpy_check_nargs("%s", nargs, %d, %d))' % (f.name, nreq, len(ins)))
-        self.w("        return NULL;")
+        if conv == "METH_FASTCALL":
+            nreq = len([p for p in ins if p.default is None])
+            self.w('    if (!mqpy_check_nargs("%s", nargs, %d, %d))' % (f.name, nreq, len(ins)))
+            self.w("        return NULL;")
         cleanup = []
         order = sorted(enumerate(ins), key=lambda ip: ip[1].type == "CALLBACK")
         for i, p in order:
-            a = "args[%d]" % i
+            a = "arg" if conv == "METH_O" else "args[%d]" % i
             guard = "nargs > %d && " % i if p.default is not None else ""
             if p.type in C_TYPE:
                 conv = 'mqpy_to_%s(%s, &%s, "%s")' % (p.type, a, p.name, f.name)
@@ -463,9 +480,10 @@ class PyGlue:
         if f.kind == "dtor":
             self.w("    mqpy_delete_%s(self);" % k.name)
         elif "blocking" in f.flags:
-            self.w("    Py_BEGIN_ALLOW_THREADS")
+            # The lock stays held: frames handled without waiting need no
+            # handover; the library's blocking hooks release it in each wait.
+            self.w("    /* may wait: the blocking hooks release the lock meanwhile */")
             self.w("    " + stmt)
-            self.w("    Py_END_ALLOW_THREADS")
         else:
             self.w("    " + stmt)
         for c in reversed(cleanup):
@@ -494,10 +512,7 @@ class PyGlue:
     def table(self, name, funcs, prefix, static=False):
         self.w("%sPyMethodDef %s[] = {" % ("static " if static else "", name))
         for f in funcs:
-            if f.kind == "ctor":
-                flags = "METH_FASTCALL | METH_CLASS"
-            else:
-                flags = "METH_FASTCALL"
+            flags = py_convention(f) + (" | METH_CLASS" if f.kind == "ctor" else "")
             impl = ("mqpy_rt_%s_%s" if f.kind == "handwritten" else "%s_%s") % (prefix, f.name)
             self.w('    {"%s", (PyCFunction)(void (*)(void))%s, %s, "%s"},' % (
                 f.name, impl, flags, f.doc.replace('"', '\\"')))

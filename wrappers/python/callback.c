@@ -2,9 +2,15 @@
  * setup, call callbacks and the factory that makes each server instance a new
  * object of the user's class.
  *
- * The blocking calls run without the interpreter lock, so every entry from C
- * takes it first (PyGILState_Ensure also works when the library calls in
- * while the lock is held, and from a thread Python has never seen).
+ * Who holds the interpreter lock: a thread that calls the library from
+ * Python keeps it (the glue releases nothing); the library's blocking hooks
+ * (MqSetBlockingHooks, installed at module init) release it only while the
+ * library really waits in a system call.  So a service run by ProcessEvent
+ * or a wait finds the lock held by its own thread and is called directly,
+ * with no handover per message.  Only a thread the library made itself
+ * (--thread instances) enters without the lock and takes it with
+ * PyGILState_Ensure, which also gives a thread Python has never seen its
+ * thread state.
  *
  * Calling convention (the same for services, setup and callbacks): a bound
  * method of an MqContextC is called without arguments, its self is the
@@ -18,8 +24,13 @@
 
 #include "module.h"
 
+/* A registered callable, split once at registration: a bound method of a
+ * context is called as its function with self, without the bound method's
+ * own call layer. */
 typedef struct {
     PyObject *callable;
+    PyObject *func; /* the function of a bound method of a context, else NULL */
+    PyObject *self; /* its self (borrowed from callable) */
     int scope;
 } mqpy_cb;
 
@@ -33,24 +44,60 @@ on_fork_child(void)
     forked = 1;
 }
 
+/* The blocking hooks: release the lock around a wait when this thread holds
+ * it, else (a thread of the library's own, or the lock released by the
+ * caller) leave everything as it is. */
+static void *
+block_enter(void)
+{
+    if (!Py_IsInitialized() || !PyGILState_Check())
+        return NULL;
+    return PyEval_SaveThread();
+}
+
+static void
+block_leave(void *token)
+{
+    if (token)
+        PyEval_RestoreThread(token);
+}
+
 int
 mqpy_callback_init(void)
 {
     static int done;
-    if (!done && pthread_atfork(NULL, NULL, on_fork_child) == 0)
+    if (!done && pthread_atfork(NULL, NULL, on_fork_child) == 0) {
+        MqSetBlockingHooks(block_enter, block_leave);
         done = 1;
+    }
     return done;
 }
 
-static PyGILState_STATE
-enter(void)
+/* True when this thread holds the interpreter lock: cheaper than
+ * PyGILState_Check, which the per-message path cannot afford.  Before 3.12
+ * the current thread state is the lock holder's, whichever thread that is,
+ * hence the thread id. */
+static inline int
+gil_held(void)
 {
-    PyGILState_STATE g = PyGILState_Ensure();
+#if PY_VERSION_HEX >= 0x030D0000
+    PyThreadState *ts = PyThreadState_GetUnchecked();
+#else
+    PyThreadState *ts = _PyThreadState_UncheckedGet();
+#endif
+    return ts && ts->thread_id == PyThread_get_thread_ident();
+}
+
+int
+mqpy_enter(PyGILState_STATE *g)
+{
+    int held = gil_held();
+    *g = held ? PyGILState_LOCKED : PyGILState_Ensure();
     if (forked) {
         forked = 0;
         PyOS_AfterFork_Child();
     }
-    return g;
+    return held;
 }
 
 /* The wrapper object of ctx (borrowed); for a context the library made
@@ -99,12 +146,23 @@ error_to_ctx(MqContextC *ctx)
     return MK_ERROR;
 }
 
+/* Call cb for ctx.  The function is called through its vectorcall slot
+ * directly: PyObject_Vectorcall adds only a result check, and a NULL without
+ * an exception still ends in error_to_ctx as "python error". */
 static PyObject *
-call(PyObject *callable, PyObject *inst)
+call(mqpy_cb *cb, MqContextC *ctx)
 {
-    if (PyMethod_Check(callable) && mqpy_is_context(PyMethod_GET_SELF(callable)))
-        return PyObject_CallNoArgs(callable);
-    return PyObject_CallOneArg(callable, inst);
+    PyObject *args[2] = {NULL, cb->self}, *f = cb->func;
+    vectorcallfunc vc;
+
+    if (!f) {
+        f = cb->callable;
+        if (!(args[1] = object_of(ctx, f)))
+            return NULL;
+    }
+    if ((vc = PyVectorcall_Function(f)))
+        return vc(f, args + 1, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+    return PyObject_CallOneArg(f, args[1]);
 }
 
 void *
@@ -120,6 +178,11 @@ mqpy_cb_new(PyObject *self, PyObject *callable, int scope, const char *fn)
         return PyErr_NoMemory();
     Py_INCREF(callable);
     cb->callable = callable;
+    cb->func = cb->self = NULL;
+    if (PyMethod_Check(callable) && mqpy_is_context(PyMethod_GET_SELF(callable))) {
+        cb->func = PyMethod_GET_FUNCTION(callable);
+        cb->self = PyMethod_GET_SELF(callable);
+    }
     cb->scope = scope;
     return cb;
 }
@@ -128,12 +191,11 @@ MkErrorE
 mqpy_cb_call(MqContextC *ctx, void *data)
 {
     mqpy_cb *cb = data;
-    PyGILState_STATE g = enter();
-    PyObject *inst = object_of(ctx, cb->callable), *r = NULL;
+    PyGILState_STATE g;
+    int held = mqpy_enter(&g);
+    PyObject *r = call(cb, ctx);
     MkErrorE rc;
 
-    if (inst)
-        r = call(cb->callable, inst);
     if (r)
         rc = MK_OK;
     else if (cb->scope == MQPY_SCOPE_ONCE) {
@@ -144,7 +206,7 @@ mqpy_cb_call(MqContextC *ctx, void *data)
     } else
         rc = error_to_ctx(ctx);
     Py_XDECREF(r);
-    PyGILState_Release(g);
+    mqpy_leave(held, g);
     return rc;
 }
 
@@ -153,12 +215,13 @@ mqpy_cb_free(void *data)
 {
     mqpy_cb *cb = data;
     PyGILState_STATE g;
+    int held;
 
     if (!cb)
         return;
-    g = PyGILState_Ensure();
+    held = mqpy_enter(&g);
     Py_DECREF(cb->callable);
-    PyGILState_Release(g);
+    mqpy_leave(held, g);
     free(cb);
 }
 
@@ -170,7 +233,8 @@ static MkErrorE
 setup_call(MqContextC *ctx, void *data)
 {
     mqpy_cb *cb = data;
-    PyGILState_STATE g = enter();
+    PyGILState_STATE g;
+    int held = mqpy_enter(&g);
     PyObject *inst = object_of(ctx, cb->callable), *r = NULL;
     MkErrorE rc;
 
@@ -185,12 +249,12 @@ setup_call(MqContextC *ctx, void *data)
             Py_XDECREF(meth);
             Py_XDECREF(name);
         } else {
-            r = call(cb->callable, inst);
+            r = call(cb, ctx);
         }
     }
     rc = r ? MK_OK : error_to_ctx(ctx);
     Py_XDECREF(r);
-    PyGILState_Release(g);
+    mqpy_leave(held, g);
     return rc;
 }
 
@@ -199,7 +263,8 @@ setup_call(MqContextC *ctx, void *data)
 static MqContextC *
 factory(MqContextC *tmpl, void *data)
 {
-    PyGILState_STATE g = enter();
+    PyGILState_STATE g;
+    int held = mqpy_enter(&g);
     PyObject *t = MqContextGetUserData(tmpl), *inst;
     MqContextC *ctx = NULL;
 
@@ -214,7 +279,7 @@ factory(MqContextC *tmpl, void *data)
     } else {
         error_to_ctx(tmpl);
     }
-    PyGILState_Release(g);
+    mqpy_leave(held, g);
     return ctx;
 }
 

@@ -9,10 +9,8 @@
 #include "module.h"
 
 int
-mqpy_check_nargs(const char *fn, Py_ssize_t nargs, Py_ssize_t min, Py_ssize_t max)
+mqpy_nargs_error(const char *fn, Py_ssize_t nargs, Py_ssize_t min, Py_ssize_t max)
 {
-    if (nargs >= min && nargs <= max)
-        return 1;
     if (min == max)
         PyErr_Format(PyExc_TypeError, "%s() takes %zd argument%s (%zd given)", fn, min,
                      min == 1 ? "" : "s", nargs);
@@ -23,8 +21,9 @@ mqpy_check_nargs(const char *fn, Py_ssize_t nargs, Py_ssize_t min, Py_ssize_t ma
 }
 
 /* o as a long long within [lo, hi]; the message names the call and the type. */
-static int
-to_int(PyObject *o, long long lo, long long hi, long long *v, const char *fn, const char *type)
+int
+mqpy_to_int(PyObject *o, long long lo, long long hi, long long *v, const char *fn,
+            const char *type)
 {
     int overflow;
     long long x;
@@ -47,22 +46,8 @@ to_int(PyObject *o, long long lo, long long hi, long long *v, const char *fn, co
     return 1;
 }
 
-#define INT_CONVERTER(T, LO, HI)                                     \
-    int mqpy_to_##T(PyObject *o, MK_##T *v, const char *fn)          \
-    {                                                                \
-        long long x;                                                 \
-        if (!to_int(o, LO, HI, &x, fn, #T))                          \
-            return 0;                                                \
-        *v = (MK_##T)x;                                              \
-        return 1;                                                    \
-    }
-INT_CONVERTER(I8, INT8_MIN, INT8_MAX)
-INT_CONVERTER(I16, INT16_MIN, INT16_MAX)
-INT_CONVERTER(I32, INT32_MIN, INT32_MAX)
-INT_CONVERTER(I64, INT64_MIN, INT64_MAX)
-
 int
-mqpy_to_DBL(PyObject *o, MK_DBL *v, const char *fn)
+mqpy_to_double(PyObject *o, MK_DBL *v)
 {
     double d = PyFloat_AsDouble(o);
     if (d == -1.0 && PyErr_Occurred())
@@ -99,7 +84,7 @@ int
 mqpy_to_WAIT(PyObject *o, MqWaitE *v, const char *fn)
 {
     long long x;
-    if (!to_int(o, MQ_WAIT_NO, MQ_WAIT_FOREVER, &x, fn, "MqWaitE"))
+    if (!mqpy_to_int(o, MQ_WAIT_NO, MQ_WAIT_FOREVER, &x, fn, "MqWaitE"))
         return 0;
     *v = (MqWaitE)x;
     return 1;
@@ -109,7 +94,7 @@ int
 mqpy_to_TYPE(PyObject *o, MkTypeE *v, const char *fn)
 {
     long long x;
-    if (!to_int(o, MK_TYPE_NONE, MK_TYPE_LST_END, &x, fn, "MkTypeE"))
+    if (!mqpy_to_int(o, MK_TYPE_NONE, MK_TYPE_LST_END, &x, fn, "MkTypeE"))
         return 0;
     *v = (MkTypeE)x;
     return 1;
@@ -157,19 +142,16 @@ mqpy_to_BIN(PyObject *o, Py_buffer *view, const char *fn)
     return PyObject_GetBuffer(o, view, PyBUF_SIMPLE) == 0;
 }
 
+/* Why mqpy_to_BUF failed: not an MkBufferC, or a deleted one. */
 int
-mqpy_to_BUF(PyObject *self, PyObject *o, MkBufferC **v, const char *fn)
+mqpy_buf_error(PyObject *self, PyObject *o, const char *fn)
 {
-    if (!mqpy_is_MkBufferC(o)) {
+    if (!mqpy_is_MkBufferC(o))
         PyErr_Format(PyExc_TypeError, "%s: expected MkBufferC, got %.100s", fn,
                      Py_TYPE(o)->tp_name);
-        return 0;
-    }
-    if (!(*v = ((mqpy_MkBufferC *)o)->obj)) {
+    else
         mqpy_deleted(self, fn);
-        return 0;
-    }
-    return 1;
+    return 0;
 }
 
 int
@@ -251,8 +233,7 @@ mqpy_from_BUF(PyObject *self, MkBufferC *buf)
 
     if (!buf)
         return mqpy_new_MkBufferC(self, NULL, 1);
-    if (!(st = mqpy_state_of(self)))
-        return NULL;
+    st = ((mqpy_object *)self)->st;
     o = (mqpy_MkBufferC *)st->buf_spare;
     if (o && Py_REFCNT(o) == 1 && o->obj && o->owned) {
         if (MkBufferCopy(o->obj, buf) != MK_OK)

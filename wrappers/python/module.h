@@ -6,7 +6,7 @@
 #include "runtime.h"
 
 /* Per-module state instead of static globals (one per interpreter). */
-typedef struct {
+struct mqpy_state {
     PyTypeObject *classes[MQPY_CLASS_COUNT]; /* the plain classes, by MQPY_CLASS_* */
     PyTypeObject *MqContextC;
     PyObject *MkExceptionC;
@@ -14,7 +14,7 @@ typedef struct {
      * that the next one reuses it (object and C buffer) once nobody else
      * holds it: see mqpy_from_BUF. */
     PyObject *buf_spare;
-} mqpy_state;
+};
 
 extern PyModuleDef mqpy_module_def;
 
@@ -27,7 +27,19 @@ int mqpy_is_context(PyObject *o);
 
 /* Context lifetime (runtime.c): the destroy callback every context gets. */
 void mqpy_ctx_destroyed(MqContextC *ctx, void *data);
-/* Start the hand-written callback machinery (callback.c). */
+/* Start the hand-written callback machinery (callback.c): the atfork
+ * handler and the library's blocking hooks. */
 int mqpy_callback_init(void);
+
+/* Entry from C into Python (callback.c): returns 1 when this thread already
+ * held the interpreter lock, else takes it (PyGILState_Ensure into *g) and
+ * returns 0; pass both to mqpy_leave. */
+int mqpy_enter(PyGILState_STATE *g);
+static inline void
+mqpy_leave(int held, PyGILState_STATE g)
+{
+    if (!held)
+        PyGILState_Release(g);
+}
 
 #endif

@@ -29,7 +29,7 @@ mqpy_state_of(PyObject *obj)
     PyTypeObject *t = PyType_Check(obj) ? (PyTypeObject *)obj : Py_TYPE(obj);
     PyObject *m;
 
-    if (PyModule_Check(obj))
+    if (PyModule_CheckExact(obj)) /* not PyModule_Check: a subtype test per ReadBUF */
         return PyModule_GetState(obj);
     if (!(m = PyType_GetModuleByDef(t, &mqpy_module_def)))
         return NULL;
@@ -41,19 +41,23 @@ mqpy_state_of(PyObject *obj)
 /* The plain classes' types are generated (gen/glue.c); their objects find
  * their type here, in the module state, so that each interpreter has its own. */
 PyTypeObject *
-mqpy_class_type(PyObject *any, int index)
+mqpy_class_type(PyObject *any, int index, mqpy_state **st)
 {
-    mqpy_state *st = mqpy_state_of(any);
-    return st ? st->classes[index] : NULL;
+    *st = mqpy_state_of(any);
+    return *st ? (*st)->classes[index] : NULL;
 }
 
 /* ---------------------------------------------------------------- contexts */
 
 static void Context_tp_dealloc(mqpy_MqContextC *self);
 
+static PyObject *Context_tp_new(PyTypeObject *t, PyObject *args, PyObject *kw);
+
 int
 mqpy_is_context(PyObject *o)
 {
+    if (Py_TYPE(o)->tp_new == Context_tp_new) /* inherited unless a class defines __new__ */
+        return 1;
     for (PyTypeObject *t = Py_TYPE(o); t; t = t->tp_base)
         if (t->tp_dealloc == (destructor)Context_tp_dealloc)
             return 1;
@@ -64,7 +68,8 @@ mqpy_is_context(PyObject *o)
 void
 mqpy_ctx_destroyed(MqContextC *ctx, void *data)
 {
-    PyGILState_STATE g = PyGILState_Ensure();
+    PyGILState_STATE g;
+    int held = mqpy_enter(&g);
     mqpy_MqContextC *self = data;
 
     MqContextSetUserData(ctx, NULL);
@@ -73,7 +78,7 @@ mqpy_ctx_destroyed(MqContextC *ctx, void *data)
         self->lib_ref = 0;
         Py_DECREF(self);
     }
-    PyGILState_Release(g);
+    mqpy_leave(held, g);
 }
 
 /* Wrap ctx in a new object of cls (or of MqContextC when given an object). */
@@ -82,22 +87,18 @@ mqpy_new_MqContextC(PyObject *any, MqContextC *ctx, int owned)
 {
     PyTypeObject *t;
     mqpy_MqContextC *o;
+    mqpy_state *st;
 
     if (!ctx)
         return PyErr_NoMemory();
-    if (PyType_Check(any)) {
-        t = (PyTypeObject *)any;
-    } else {
-        mqpy_state *st = mqpy_state_of(any);
-        if (!st)
-            return NULL;
-        t = st->MqContextC;
-    }
-    if (!(o = (mqpy_MqContextC *)t->tp_alloc(t, 0))) {
+    st = mqpy_state_of(any);
+    t = !st ? NULL : PyType_Check(any) ? (PyTypeObject *)any : st->MqContextC;
+    if (!t || !(o = (mqpy_MqContextC *)t->tp_alloc(t, 0))) {
         if (owned)
             MqContextDelete(ctx);
         return NULL;
     }
+    o->st = st;
     o->obj = ctx;
     o->lib_ref = 0;
     MqContextSetUserData(ctx, o);
@@ -138,6 +139,65 @@ Context_tp_dealloc(mqpy_MqContextC *self)
     t->tp_free((PyObject *)self);
     Py_DECREF(t);
 }
+
+/* The method of MqContextC that name finds on cls (borrowed), or NULL when
+ * cls or a class between overrides it. */
+static PyMethodDef *
+inherited(PyTypeObject *cls, PyObject *name)
+{
+    PyObject *mro = cls->tp_mro, *v = NULL;
+
+    for (Py_ssize_t i = 0; !v && mro && i < PyTuple_GET_SIZE(mro); i++)
+        v = PyDict_GetItemWithError(((PyTypeObject *)PyTuple_GET_ITEM(mro, i))->tp_dict, name);
+    if (!v || !Py_IS_TYPE(v, &PyMethodDescr_Type))
+        return NULL;
+    for (PyMethodDef *m = mqpy_MqContextC_methods; m->ml_name; m++)
+        if (((PyMethodDescrObject *)v)->d_method == m)
+            return m;
+    return NULL;
+}
+
+/* CPython runs a call of a C method on its fast path only when the object's
+ * type is exactly the class the method was found on; for a subclass
+ * (every server) each self.SendI32() took the generic path, about a third
+ * more per call.  So each subclass gets its own descriptors, made for it, of
+ * the MqContextC methods it does not override. */
+static PyObject *
+Context_init_subclass(PyObject *cls, PyObject *args, PyObject *kw)
+{
+    mqpy_state *st = mqpy_state_of(cls);
+    PyObject *sup, *f, *r;
+
+    if (!st || !(sup = PyObject_CallFunctionObjArgs((PyObject *)&PySuper_Type,
+                                                    (PyObject *)st->MqContextC, cls, NULL)))
+        return NULL;
+    f = PyObject_GetAttrString(sup, "__init_subclass__");
+    Py_DECREF(sup);
+    r = f ? PyObject_Call(f, args, kw) : NULL;
+    Py_XDECREF(f);
+    if (!r)
+        return NULL;
+    for (PyMethodDef *m = mqpy_MqContextC_methods; m->ml_name; m++) {
+        PyObject *name = PyUnicode_InternFromString(m->ml_name), *d = NULL;
+        int rc = -1;
+        if (name && inherited((PyTypeObject *)cls, name) == m &&
+            (d = PyDescr_NewMethod((PyTypeObject *)cls, m)))
+            rc = PyObject_SetAttr(cls, name, d);
+        else if (name && !PyErr_Occurred())
+            rc = 0;
+        Py_XDECREF(d);
+        Py_XDECREF(name);
+        if (rc < 0) {
+            Py_DECREF(r);
+            return NULL;
+        }
+    }
+    return r;
+}
+
+static PyMethodDef Context_init_subclass_def = {
+    "__init_subclass__", (PyCFunction)(void (*)(void))Context_init_subclass,
+    METH_VARARGS | METH_KEYWORDS, "Give the subclass its own descriptors of the C methods."};
 
 static PyType_Slot Context_slots[] = {
     {Py_tp_new, Context_tp_new},
@@ -191,6 +251,8 @@ add_object(PyObject *m, PyObject *all, const char *name, PyObject *o)
 static int
 add_types(PyObject *m, mqpy_state *st, PyObject *all)
 {
+    PyObject *d;
+
     for (int i = 0; i < MQPY_CLASS_COUNT; i++) {
         const mqpy_class *c = &mqpy_classes[i];
         st->classes[i] = (PyTypeObject *)PyType_FromModuleAndSpec(m, c->spec, NULL);
@@ -200,6 +262,12 @@ add_types(PyObject *m, mqpy_state *st, PyObject *all)
     if (!(st->MqContextC = (PyTypeObject *)PyType_FromModuleAndSpec(m, &Context_spec, NULL)) ||
         add_object(m, all, "MqContextC", (PyObject *)st->MqContextC))
         return -1;
+    if (!(d = PyDescr_NewClassMethod(st->MqContextC, &Context_init_subclass_def)) ||
+        PyObject_SetAttrString((PyObject *)st->MqContextC, "__init_subclass__", d) < 0) {
+        Py_XDECREF(d);
+        return -1;
+    }
+    Py_DECREF(d);
     if (!(st->MkExceptionC = make_exception()) ||
         add_object(m, all, "MkExceptionC", st->MkExceptionC))
         return -1;

@@ -1,0 +1,183 @@
+"""threads_test.py — TAP: the Python binding and threads.
+
+A thread that waits in the library (SendEND_AND_WAIT, ProcessEvent) keeps the
+interpreter lock only while it handles frames, not while it waits: another
+Python thread must run meanwhile.  The proof needs no clock: the server's
+service SLEP answers "seen" only when a thread of the client, which can start
+its work only after the service has begun, shows it ran; if the lock stayed
+held during the wait, that thread could not run, and after 5 s SLEP answers
+"timeout".
+
+A Python server started with --thread runs each connection's instance in a
+thread the library makes; those threads take the lock per call.
+
+    python3 threads_test.py              the tests (this file is also the server)
+    python3 threads_test.py --server ... the server: SLEP and ECHO
+"""
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+from mqlink import MQ_WAIT_FOREVER, MQ_WAIT_ONCE, MkExceptionC, MqContextC
+import taptest
+
+# the directory of the files below, handed to the server through the environment
+TMP = os.environ.setdefault("MQPY_THREADS_TMP", tempfile.mkdtemp(prefix="mqpy-threads-"))
+STARTED = os.path.join(TMP, "started")  # the server is in SLEP
+SEEN = os.path.join(TMP, "seen")        # a client thread ran after that
+
+
+class Server(MqContextC):
+    def ServerSetup(self):
+        self.ServiceCreate("SLEP", self.SLEP)
+        self.ServiceCreate("ECHO", self.ECHO)
+
+    def SLEP(self):
+        open(STARTED, "w").close()
+        end = time.monotonic() + 5
+        while not os.path.exists(SEEN) and time.monotonic() < end:
+            time.sleep(0.01)
+        self.SendSTART()
+        self.SendSTR("seen" if os.path.exists(SEEN) else "timeout")
+        self.SendRETURN()
+
+    def ECHO(self):
+        self.SendSTART()
+        self.SendI32(self.ReadI32())
+        self.SendI32(os.getpid())
+        self.SendSTR(repr(threading.get_ident()))
+        self.SendRETURN()
+
+
+def serve(argv):
+    srv = Server()
+    try:
+        srv.ConfigSetServerSetup(srv.ServerSetup)
+        srv.LinkCreate(argv)
+        srv.ProcessEvent(MQ_WAIT_FOREVER)
+    except MkExceptionC as e:
+        sys.stderr.write("threads_test.py server: %s\n" % e)
+        return 1
+    finally:
+        srv.Delete()
+    return 0
+
+
+def witness():
+    """A thread that marks SEEN once the server's SLEP has started."""
+    def run():
+        while not os.path.exists(STARTED):
+            time.sleep(0.01)
+        open(SEEN, "w").close()
+    for f in (STARTED, SEEN):
+        if os.path.exists(f):
+            os.unlink(f)
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    return t
+
+
+def client():
+    c = MqContextC()
+    c.LinkCreate(["client", "@", sys.executable, os.path.abspath(__file__), "--server"])
+    return c
+
+
+def test_wait_releases():
+    c = client()
+    try:
+        t = witness()
+        c.SendSTART()
+        c.SendEND_AND_WAIT("SLEP")
+        got = c.ReadSTR()
+        t.join(5)
+        assert got == "seen", "another thread could not run during SendEND_AND_WAIT: " + got
+    finally:
+        c.Delete()
+
+
+def test_process_event_releases():
+    c = client()
+    answers = []
+
+    def answer(ctx):
+        answers.append(ctx.ReadSTR())
+    try:
+        t = witness()
+        c.SendSTART()
+        c.SendEND_AND_CALLBACK("SLEP", answer)
+        while not answers:
+            c.ProcessEvent(MQ_WAIT_ONCE, 10000)
+        t.join(5)
+        assert answers == ["seen"], "another thread could not run during ProcessEvent: %r" % answers
+    finally:
+        c.Delete()
+
+
+def test_thread_server():
+    """Clients in parallel threads against a --thread server: each gets its
+    own answers, all instances run in the server process, in threads."""
+    sock = os.path.join(TMP, "thread.sock")
+    srv = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--server",
+                            "--uds", "--file", sock, "--thread"], stderr=subprocess.PIPE)
+    results, errors = [], []
+
+    def run(n):
+        c = MqContextC()
+        try:
+            c.ConfigSetTimeout(20000)  # a hung server fails the test, not the run
+            c.LinkCreate(["client", "--uds", "--file", sock])
+            for i in range(200):
+                c.SendSTART()
+                c.SendI32(n * 1000 + i)
+                c.SendEND_AND_WAIT("ECHO")
+                if c.ReadI32() != n * 1000 + i:
+                    raise AssertionError("wrong answer")
+                results.append((c.ReadI32(), c.ReadSTR()))
+        except Exception as e:  # reported by the main thread
+            errors.append("%s: %s" % (type(e).__name__, e))
+        finally:
+            c.Delete()
+    try:
+        for _ in range(100):
+            if os.path.exists(sock):
+                break
+            time.sleep(0.05)
+        ts = [threading.Thread(target=run, args=(n,)) for n in range(4)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join(60)
+        assert not errors, errors
+        assert len(results) == 800, len(results)
+        assert {pid for pid, _ in results} == {srv.pid}, "instances outside the server process"
+        assert len({tid for _, tid in results}) > 1, "instances do not run in their own threads"
+        assert srv.poll() is None, "server ended: %r" % srv.stderr.read()
+    finally:
+        srv.send_signal(signal.SIGTERM)
+        try:
+            rc = srv.wait(10)
+        except subprocess.TimeoutExpired:
+            srv.kill()
+            rc = "hung"
+    assert rc == 0, "server exit status %r: %r" % (rc, srv.stderr.read())
+
+
+def cleanup():
+    for f in os.listdir(TMP):
+        os.unlink(os.path.join(TMP, f))
+    os.rmdir(TMP)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "--server":
+        sys.exit(serve([sys.argv[0]] + sys.argv[2:]))
+    sys.exit(taptest.run([
+        ("SendEND_AND_WAIT lets other threads run while it waits", test_wait_releases),
+        ("ProcessEvent lets other threads run while it waits", test_process_event_releases),
+        ("a --thread server serves parallel clients", test_thread_server),
+    ], cleanup))
