@@ -13,7 +13,7 @@ kernel_libmkkernel_la_SOURCES = \
 	kernel/error.c \
 	kernel/log.c
 kernel_libmkkernel_la_LIBADD = $(THREAD_LIBS) -lm
-kernel_libmkkernel_la_LDFLAGS = -version-info 0:0:0
+kernel_libmkkernel_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0
 
 KERNEL_TEST_LIBS = kernel/libmkkernel.la tests/libmqtest.la
 KERNEL_TEST_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests

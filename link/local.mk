@@ -27,7 +27,7 @@ link_libmqlink_la_SOURCES = \
 	link/start/spawn.c
 link_libmqlink_la_LIBADD = kernel/libmkkernel.la link/storage/libmqstorage.la \
 	link/config/libmqconfig.la $(THREAD_LIBS)
-link_libmqlink_la_LDFLAGS = -version-info 0:0:0
+link_libmqlink_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0
 
 LINK_TEST_LIBS = link/libmqlink.la kernel/libmkkernel.la tests/libmqtest.la
 

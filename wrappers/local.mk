@@ -64,7 +64,7 @@ wrappers_python_libmqpy_la_CFLAGS = $(AM_CFLAGS) -fPIC -fvisibility=hidden -Wno-
 MQPY_LIBS = -L$(top_builddir)/link/.libs -L$(top_builddir)/kernel/.libs -lmqlink -lmkkernel \
 	$(SQLITE3_LIBS) $(LIBCONFIG_LIBS) $(THREAD_LIBS) -lm
 $(MQPY_EXT): wrappers/python/libmqpy.la link/libmqlink.la kernel/libmkkernel.la
-	$(AM_V_CCLD)$(CC) -shared $(CFLAGS) $(LDFLAGS) -o $@ \
+	$(AM_V_CCLD)$(CC) -shared $(CFLAGS) $(BINDNOW_LDFLAGS) $(LDFLAGS) -o $@ \
 	  -Wl,--whole-archive wrappers/python/.libs/libmqpy.a -Wl,--no-whole-archive \
 	  $(MQPY_LIBS) -Wl,-rpath,$(libdir)
 

@@ -4,6 +4,7 @@
  * is done, so it never returns into the listener's accept loop. */
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -28,5 +29,8 @@ mqi_start_fork(MqContextC *tmpl, int listen_fd, int fd)
     signal(SIGINT, SIG_DFL);
     mki_tls_free_all();
     mqi_instance_serve(tmpl, fd);
-    exit(0);
+    /* The exit handlers and library destructors belong to the listener; in
+     * this copy they would only touch (copy) its pages. */
+    fflush(NULL);
+    _exit(0);
 }
