@@ -248,25 +248,39 @@ children(const lt_mode *m)
 }
 
 /* Two clients of one listener get two instances with separate state. */
+/* Each connection gets its own instance, also when more parents are open
+ * at once than a thread pool keeps idle, and a new one when a pooled thread
+ * serves its next connection: COUN state never leaks between them. */
+#define NPARENTS 20
 static void
 instances(const lt_mode *m)
 {
-    MqContextC *a = lt_connect(m);
-    MqContextC *b = a ? lt_connect_again() : NULL;
-    if (!b)
-        return;
-    MqSendSTART(a); MqSendI32(a, 5);
-    MQT_OK(MqSendEND(a, "COUN", MQ_TIMEOUT_DEFAULT), ERR(a));
-    MK_I64 sa = -1, sb = -1; MK_I32 n;
-    MqSendSTART(a);
-    MQT_OK(MqSendEND_AND_WAIT(a, "GETC", MQ_TIMEOUT_DEFAULT), ERR(a));
-    MqReadI64(a, &sa); MqReadI32(a, &n);
-    MqSendSTART(b);
-    MQT_OK(MqSendEND_AND_WAIT(b, "GETC", MQ_TIMEOUT_DEFAULT), ERR(b));
-    MqReadI64(b, &sb); MqReadI32(b, &n);
-    MQT_CHECK(sa == 5 && sb == 0);
-    MqContextDelete(a);
-    MqContextDelete(b);
+    MqContextC *c[NPARENTS] = {0};
+    for (int round = 0; round < 2; round++) {
+        for (int i = 0; i < NPARENTS; i++) {
+            c[i] = round == 0 && i == 0 ? lt_connect(m) : lt_connect_again();
+            if (!c[i])
+                goto out;
+            MqSendSTART(c[i]); MqSendI32(c[i], i + round * 100);
+            MQT_OK(MqSendEND(c[i], "COUN", MQ_TIMEOUT_DEFAULT), ERR(c[i]));
+        }
+        for (int i = 0; i < NPARENTS; i++) {
+            MK_I64 sum = -1; MK_I32 n = -1;
+            MqSendSTART(c[i]);
+            MQT_OK(MqSendEND_AND_WAIT(c[i], "GETC", MQ_TIMEOUT_DEFAULT), ERR(c[i]));
+            MqReadI64(c[i], &sum); MqReadI32(c[i], &n);
+            MQT_CHECK_MSG(sum == i + round * 100 && n == 1, "parent %d of round %d: sum %lld of %d calls",
+                          i, round, (long long)sum, n);
+        }
+        for (int i = 0; i < NPARENTS; i++) {
+            MqContextDelete(c[i]);
+            c[i] = NULL;
+        }
+    }
+out:
+    for (int i = 0; i < NPARENTS; i++)
+        if (c[i])
+            MqContextDelete(c[i]);
 }
 
 /* The server process dies in the middle of a call: an error, not a hang. */

@@ -1,7 +1,8 @@
 /* listen.c — a listening server: accept connections and start one instance
- * for each in the configured start mode, or, without a start mode, serve the
- * first connection in this context.  SIGTERM or SIGINT end the listener in
- * order: socket file removed, exit status 0. */
+ * for each in the configured start mode (--thread: the pool of start/thread.c
+ * accepts), or, without a start mode, serve the first connection in this
+ * context.  SIGTERM or SIGINT end the listener in order: socket file
+ * removed, exit status 0. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
@@ -48,41 +49,64 @@ accept_one(int lfd)
     return fd;
 }
 
+int
+mqi_listen_accept(const mqi_transport *tp, int lfd)
+{
+    int fd = accept_one(lfd);
+    if (fd >= 0 && tp->tune)
+        tp->tune(fd);
+    return fd;
+}
+
 static MkErrorE
 start_instance(MqContextC *ctx, int lfd, int fd)
 {
-    switch (ctx->cfg.start) {
-    case MQI_START_FORK:
+    if (ctx->cfg.start == MQI_START_FORK)
         return mqi_start_fork(ctx, lfd, fd);
-    case MQI_START_THREAD:
-        return mqi_start_thread(ctx, fd);
-    default:
-        return mqi_start_spawn(ctx, fd);
-    }
+    return mqi_start_spawn(ctx, fd);
 }
 
+/* fork and spawn: this thread accepts and starts each instance. */
 static void
-serve_forever(MqContextC *ctx, const mqi_transport *tp, int lfd)
+accept_loop(MqContextC *ctx, const mqi_transport *tp, int lfd)
 {
-    catch_stop(SIGTERM);
-    catch_stop(SIGINT);
     while (!stop_signal) {
         struct pollfd p = {.fd = lfd, .events = POLLIN};
         void *blk = mqi_block_enter();
         int n = poll(&p, 1, 500);
         mqi_block_leave(blk);
-        while (ctx->cfg.start != MQI_START_THREAD && waitpid(-1, NULL, WNOHANG) > 0)
-            ; /* reap finished fork/spawn instances */
+        while (waitpid(-1, NULL, WNOHANG) > 0)
+            ; /* reap finished instances */
         if (n <= 0)
             continue;
-        int fd = accept_one(lfd);
-        if (fd < 0)
-            continue;
-        if (tp->tune)
-            tp->tune(fd);
-        if (start_instance(ctx, lfd, fd) != MK_OK)
+        int fd = mqi_listen_accept(tp, lfd);
+        if (fd >= 0 && start_instance(ctx, lfd, fd) != MK_OK)
             mqi_log(ctx, MK_LOG_ERROR, "%s", MqErrorGetText(ctx));
     }
+}
+
+/* thread: the pool accepts; this thread only waits for the stop signal. */
+static void
+wait_for_stop(void)
+{
+    void *blk = mqi_block_enter();
+    while (!stop_signal)
+        poll(NULL, 0, 500);
+    mqi_block_leave(blk);
+}
+
+/* Returns only when the thread pool cannot start. */
+static void
+serve_forever(MqContextC *ctx, const mqi_transport *tp, int lfd)
+{
+    catch_stop(SIGTERM);
+    catch_stop(SIGINT);
+    if (ctx->cfg.start != MQI_START_THREAD)
+        accept_loop(ctx, tp, lfd);
+    else if (mqi_start_thread_pool(ctx, tp, lfd) != MK_OK)
+        return;
+    else
+        wait_for_stop();
     close(lfd);
     if (tp->unlisten)
         tp->unlisten(ctx);
@@ -104,8 +128,13 @@ mqi_listen_serve(MqContextC *ctx)
         return MK_ERROR;
     if (tp->listen(ctx, &lfd) != MK_OK)
         return MK_ERROR;
-    if (ctx->cfg.start != MQI_START_NONE)
+    if (ctx->cfg.start != MQI_START_NONE) {
         serve_forever(ctx, tp, lfd);
+        close(lfd);
+        if (tp->unlisten)
+            tp->unlisten(ctx);
+        return MK_ERROR;
+    }
     int fd = accept_one(lfd);
     int e = errno;
     close(lfd);

@@ -1,14 +1,20 @@
 /* start.h — start modes: how a listening server runs the instance for one
- * accepted connection.  Each takes ownership of fd. */
+ * accepted connection.  fork and spawn take ownership of fd; the thread
+ * pool accepts its connections itself. */
 #ifndef MQ_START_H
 #define MQ_START_H
 
 #include "link_int.h"
+#include "transport/transport.h"
 
 /* fork: the instance runs in a child process from a clean library state. */
 MkErrorE mqi_start_fork(MqContextC *tmpl, int listen_fd, int fd);
-/* thread: the instance runs in a new detached thread of this process. */
-MkErrorE mqi_start_thread(MqContextC *tmpl, int fd);
+/* thread: start the pool of threads that accept on lfd and run each
+ * instance in this process (thread.c tells how the pool grows). */
+MkErrorE mqi_start_thread_pool(MqContextC *tmpl, const mqi_transport *tp, int lfd);
+/* Accept one connection on lfd and tune it for tp: the fd, or -1 with
+ * errno (EINTR only when the listener was told to stop). */
+int mqi_listen_accept(const mqi_transport *tp, int lfd);
 /* spawn: fork+exec of this very program with `--socket N` appended. */
 MkErrorE mqi_start_spawn(MqContextC *tmpl, int fd);
 /* Read our own command line once, before any spawn. */

@@ -1,8 +1,20 @@
-/* thread.c — the --thread start mode: one detached thread per connection.
- * The template is only read by the threads; each instance is the thread's
- * own, and so are the thread's cached streams, freed when it ends. */
+/* thread.c — the --thread start mode: a pool of threads that each accept a
+ * connection on the listening socket and serve its instance.
+ *
+ * At least one thread always waits in accept: the thread that takes a
+ * connection starts a new one when no other is left waiting.  A thread
+ * whose instance ended goes back to accept unless MAX_IDLE others already
+ * wait there, so a stream of new parents pays for creating threads once,
+ * not once per parent, and the listener's own thread is not woken per
+ * connection.  Every instance is new (factory and server setup run each
+ * time); the template is only read.  A thread's cached streams serve its
+ * next instance too and are freed when the thread ends.  The threads block
+ * SIGTERM/SIGINT, which go to the listener's thread and end the process. */
+#include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "start.h"
@@ -10,47 +22,107 @@
 #ifdef MQ_HAVE_THREADS
 #include <pthread.h>
 
-struct job {
+#define MAX_IDLE 8
+
+typedef struct pool {
     MqContextC *tmpl;
-    int fd;
-};
+    const mqi_transport *tp;
+    int lfd;
+    pthread_mutex_t mu;
+    int idle; /* threads in accept, or about to be */
+} pool;
+
+static int start_worker(pool *p);
+
+/* The next connection, or -1 when the listening socket is gone. */
+static int
+next_connection(pool *p)
+{
+    for (;;) {
+        int fd = mqi_listen_accept(p->tp, p->lfd);
+        if (fd >= 0)
+            return fd;
+        if (errno == EBADF || errno == EINVAL || errno == ENOTSOCK)
+            return -1;
+        /* out of descriptors or memory: wait instead of spinning */
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
 
 static void *
-run(void *arg)
+worker(void *arg)
 {
-    struct job job = *(struct job *)arg;
-    free(arg);
-    mqi_instance_serve(job.tmpl, job.fd);
+    pool *p = arg;
+    int fd;
+    while ((fd = next_connection(p)) >= 0) {
+        pthread_mutex_lock(&p->mu);
+        int last = --p->idle == 0;
+        pthread_mutex_unlock(&p->mu);
+        if (last && start_worker(p) != 0)
+            mqi_log(p->tmpl, MK_LOG_ERROR, "cannot start a thread: %s", strerror(errno));
+        mqi_instance_serve(p->tmpl, fd);
+        pthread_mutex_lock(&p->mu);
+        int stay = p->idle < MAX_IDLE;
+        p->idle += stay;
+        pthread_mutex_unlock(&p->mu);
+        if (!stay)
+            break;
+    }
     mki_tls_free_all();
     return NULL;
 }
 
-MkErrorE
-mqi_start_thread(MqContextC *tmpl, int fd)
+/* 0 or -1 with errno; the new thread is counted idle from the start. */
+static int
+start_worker(pool *p)
 {
     pthread_t t;
     pthread_attr_t attr;
-    struct job *job = malloc(sizeof *job);
-    int e = job ? 0 : 12;
-    if (job) {
-        *job = (struct job){tmpl, fd};
-        pthread_attr_init(&attr);
-        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-        e = pthread_create(&t, &attr, run, job);
-        pthread_attr_destroy(&attr);
-    }
-    if (e) {
-        free(job);
-        close(fd);
+    sigset_t stop, old;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGTERM);
+    sigaddset(&stop, SIGINT);
+    pthread_mutex_lock(&p->mu);
+    p->idle++;
+    pthread_mutex_unlock(&p->mu);
+    pthread_sigmask(SIG_BLOCK, &stop, &old); /* inherited by the thread */
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    int e = pthread_create(&t, &attr, worker, p);
+    pthread_attr_destroy(&attr);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (e == 0)
+        return 0;
+    pthread_mutex_lock(&p->mu);
+    p->idle--;
+    pthread_mutex_unlock(&p->mu);
+    errno = e;
+    return -1;
+}
+
+MkErrorE
+mqi_start_thread_pool(MqContextC *tmpl, const mqi_transport *tp, int lfd)
+{
+    pool *p = malloc(sizeof *p); /* lives as long as the listener */
+    if (!p)
+        return MkErrorSet(tmpl->err, MK_ERR_MEMORY, "--thread: out of memory");
+    *p = (pool){.tmpl = tmpl, .tp = tp, .lfd = lfd};
+    pthread_mutex_init(&p->mu, NULL);
+    if (start_worker(p) != 0) {
+        int e = errno;
+        pthread_mutex_destroy(&p->mu);
+        free(p);
         return MkErrorSet(tmpl->err, MQ_ERR_SYSTEM, "cannot start a thread: %s", strerror(e));
     }
     return MK_OK;
 }
 #else
 MkErrorE
-mqi_start_thread(MqContextC *tmpl, int fd)
+mqi_start_thread_pool(MqContextC *tmpl, const mqi_transport *tp, int lfd)
 {
-    close(fd);
+    (void)tp;
+    (void)lfd;
     return MkErrorSet(tmpl->err, MQ_ERR_OPTION, "--thread needs a build with threads");
 }
 #endif
