@@ -2,8 +2,12 @@
  * caller's thread is inside one enter/leave pair with its own token, and no
  * callback of the application runs inside one (a runtime that releases its
  * lock in enter would otherwise run Python without the GIL). */
+#include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include "config.h"
 
 #include "linktest.h"
 
@@ -90,9 +94,93 @@ no_section_without_waiting(void)
     MqContextDelete(c);
 }
 
+/* ------------------------------------------- hooks of the library's threads */
+
+static int hook_pipe = -1;
+static void thread_start(void) { (void)!write(hook_pipe, "s", 1); }
+static void thread_end(void) { (void)!write(hook_pipe, "e", 1); }
+
+static MkErrorE
+echo_i32(MqContextC *ctx, void *data)
+{
+    MK_I32 v = 0;
+    MqReadI32(ctx, &v);
+    MqSendSTART(ctx);
+    MqSendI32(ctx, v);
+    return MqSendRETURN(ctx);
+}
+
+static MkErrorE
+setup(MqContextC *ctx, void *data)
+{
+    return MqServiceCreate(ctx, "ECHI", echo_i32, NULL, NULL);
+}
+
+/* A --thread listener in a child process whose thread hooks report to fd. */
+static pid_t
+thread_listener(const char *sock, int fd)
+{
+    pid_t pid = fork();
+    if (pid != 0)
+        return pid;
+    hook_pipe = fd;
+    MqSetThreadHooks(thread_start, thread_end);
+    MqContextC *srv = MqContextCreate();
+    MqConfigSetServerSetup(srv, setup, NULL, NULL);
+    const char *argv[] = {"hooksrv", "--uds", "--file", sock, "--thread"};
+    MqLinkCreate(srv, 5, argv);
+    _exit(1); /* only a failed LinkCreate returns */
+}
+
+/* Every pool thread runs start once before its first instance and end once
+ * when it leaves; more parents at once than the pool keeps idle make some
+ * leave. */
+static void
+thread_hooks_pair(void)
+{
+    enum { N = 12 };
+    int p[2];
+    MQT_CHECK(pipe(p) == 0);
+    const char *sock = mqt_temp_path("hooks.sock");
+    pid_t srv = thread_listener(sock, p[1]);
+    close(p[1]);
+    MQT_CHECK(mqt_wait_for_file(sock, 5000) == 0);
+    MqContextC *c[N];
+    const char *argv[] = {"hookcli", "--uds", "--file", sock};
+    for (int i = 0; i < N; i++) {
+        c[i] = MqContextCreate();
+        MQT_OK(MqLinkCreate(c[i], 4, argv), ERR(c[i]));
+    }
+    for (int i = 0; i < N; i++) {
+        MK_I32 v = -1;
+        MqSendSTART(c[i]);
+        MqSendI32(c[i], i);
+        MQT_OK(MqSendEND_AND_WAIT(c[i], "ECHI", MQ_TIMEOUT_DEFAULT), ERR(c[i]));
+        MqReadI32(c[i], &v);
+        MQT_CHECK(v == i);
+    }
+    for (int i = 0; i < N; i++)
+        MqContextDelete(c[i]);
+    usleep(300000); /* the instances see their links close */
+    kill(srv, SIGTERM);
+    waitpid(srv, NULL, 0);
+    char buf[256];
+    int starts = 0, ends = 0;
+    ssize_t n;
+    while ((n = read(p[0], buf, sizeof buf)) > 0)
+        for (ssize_t k = 0; k < n; k++)
+            buf[k] == 's' ? starts++ : ends++;
+    close(p[0]);
+    MQT_CHECK_MSG(starts > N, "%d thread starts for %d parents at once", starts, N);
+    MQT_CHECK_MSG(ends >= 1 && ends < starts, "%d thread ends after %d starts", ends, starts);
+}
+
 static const mqt_case cases[] = {
     {"every wait inside one enter/leave pair, callbacks outside", waits_are_bracketed},
     {"no section without waiting", no_section_without_waiting},
+#ifdef MQ_HAVE_THREADS
+    {"thread hooks start and end each pool thread", thread_hooks_pair},
+#endif
     {NULL, NULL},
 };
 

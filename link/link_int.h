@@ -270,6 +270,7 @@ MK_I64 mqi_deadline(MqContextC *ctx, MK_I64 timeout_ms);
  * between these two, and nothing else does. */
 extern MqBlockEnterF mqi_block_enter_fn;
 extern MqBlockLeaveF mqi_block_leave_fn;
+extern MqThreadHookF mqi_thread_start_fn, mqi_thread_end_fn;
 static inline void *
 mqi_block_enter(void)
 {

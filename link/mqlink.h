@@ -87,6 +87,13 @@ void MqContextSetDestroyCallback(MqContextC *ctx, void (*fn)(MqContextC *ctx, vo
 typedef void *(*MqBlockEnterF)(void);
 typedef void (*MqBlockLeaveF)(void *token);
 void MqSetBlockingHooks(MqBlockEnterF enter, MqBlockLeaveF leave);
+/* Hooks run by every thread the library creates (the --thread pool): start
+ * first thing in the thread, end as the last thing before it ends, both
+ * outside any blocking section.  A runtime attaches the thread once (CPython:
+ * one thread state per pool thread instead of one per callback).
+ * Process-wide; set before the first link, NULL for both switches them off. */
+typedef void (*MqThreadHookF)(void);
+void MqSetThreadHooks(MqThreadHookF start, MqThreadHookF end);
 
 /* -------------------------------------------------------------- configuration */
 
@@ -129,7 +136,10 @@ MqContextC *MqLinkGetParent(MqContextC *ctx);
 
 /* ----------------------------------------------------------------- services */
 
-/* Register fn for the 4-character token (replacing an earlier one). */
+/* Register fn for the 4-character token (replacing an earlier one, whose
+ * data is freed).  Ownership of data, here and for every call taking fn,
+ * data and free: MK_OK takes it (free(data) runs when fn is replaced or
+ * done with); MK_ERROR leaves it with the caller and fn never runs. */
 MkErrorE MqServiceCreate(MqContextC *ctx, const char *token, MqServiceCallF fn, void *data,
                          MqDataFreeF free);
 /* Remove the service for token. */

@@ -200,7 +200,12 @@ MqSendEND_AND_TRANSACTION_CALLBACK(MqContextC *ctx, const char *token, MqService
     }
     if (p->deadline >= 0 && (c->cb_deadline < 0 || p->deadline < c->cb_deadline))
         c->cb_deadline = p->deadline;
-    return send_stored(ctx, what, token, MQI_CALL_CB, id);
+    if (send_stored(ctx, what, token, MQI_CALL_CB, id) == MK_OK)
+        return MK_OK;
+    /* An error leaves data with the caller; the stored call's answer, after
+     * the next link, goes to the transaction handler. */
+    mqi_pend_release(c, mqi_pend_take(&c->pend, p->trans));
+    return MK_ERROR;
 }
 
 void

@@ -55,6 +55,8 @@ worker(void *arg)
 {
     pool *p = arg;
     int fd;
+    if (mqi_thread_start_fn)
+        mqi_thread_start_fn();
     while ((fd = next_connection(p)) >= 0) {
         pthread_mutex_lock(&p->mu);
         int last = --p->idle == 0;
@@ -70,6 +72,8 @@ worker(void *arg)
             break;
     }
     mki_tls_free_all();
+    if (mqi_thread_end_fn)
+        mqi_thread_end_fn();
     return NULL;
 }
 
