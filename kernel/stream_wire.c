@@ -49,6 +49,34 @@ check_item(const mki_item *it, size_t pos, int *depth, int max_depth, MK_I32 *co
 /* Encoded value size of the fixed types, by type byte. */
 static const unsigned char width[] = {0, 1, 2, 4, 8, 4, 8, 1};
 
+/* The prefix of p[0..len) made of fixed-size and BIN items, the bulk of
+ * most messages, checked in a tight loop; stops before anything else. */
+static size_t
+fast_prefix(const unsigned char *p, size_t len, int swap, MK_I32 *count)
+{
+    size_t pos = 0;
+    MK_I32 n = *count;
+    while (pos < len) {
+        unsigned t = p[pos];
+        size_t left = len - pos - 1, w;
+        if (t - MK_TYPE_I8 <= MK_TYPE_BOL - MK_TYPE_I8) {
+            w = width[t];
+        } else if (t == MK_TYPE_BIN && left >= 4) {
+            uint32_t size;
+            memcpy(&size, p + pos + 1, 4);
+            w = 4 + (size_t)(swap ? mki_swap32(size) : size);
+        } else {
+            break;
+        }
+        if (left < w)
+            break;
+        pos += 1 + w;
+        n++;
+    }
+    *count = n;
+    return pos;
+}
+
 MkErrorE
 mki_stream_validate(const void *data, size_t len, int swap, int max_depth, MK_I32 *count,
                     MkErrorC *err)
@@ -60,24 +88,14 @@ mki_stream_validate(const void *data, size_t len, int swap, int max_depth, MK_I3
     mki_item it = {0};
     if (p == NULL && len > 0)
         return MkErrorSet(err, MK_ERR_ARGUMENT, "validate: NULL data of %zu bytes", len);
+    /* Every item takes a byte at least: with len below INT32_MAX the count
+     * cannot overflow in the fast loop. */
+    int fast = len < (size_t)INT32_MAX;
     while (pos < len) {
-        unsigned t = p[pos];
-        /* fixed-size items, the bulk of most messages, in a few instructions */
-        if (t >= MK_TYPE_I8 && t <= MK_TYPE_BOL && len - pos - 1 >= width[t] && n < INT32_MAX) {
-            pos += 1u + width[t];
-            n++;
-            continue;
-        }
-        if (t == MK_TYPE_BIN && len - pos - 1 >= 4 && n < INT32_MAX) {
-            uint32_t size;
-            memcpy(&size, p + pos + 1, 4);
-            if (swap)
-                size = mki_swap32(size);
-            if (len - pos - 5 >= size) {
-                pos += 5u + size;
-                n++;
-                continue;
-            }
+        if (fast) {
+            pos += fast_prefix(p + pos, len - pos, swap, &n);
+            if (pos == len)
+                break;
         }
         int rc = mki_item_at(p, len, pos, swap, &it);
         if (rc != MKI_ITEM_OK)

@@ -195,7 +195,7 @@ mqi_conn_flush(mqi_conn *c)
      * persistent calls and answers in this buffer (group commit). */
     if (mqi_persist_commit(c) != MK_OK)
         return MK_ERROR;
-    MK_I64 deadline = c->timeout_ms < 0 ? -1 : mqi_now_ms() + c->timeout_ms;
+    MK_I64 deadline = -2; /* taken when a write first has to wait */
     while (b->off < b->len) {
         ssize_t n = send(c->fd, b->p + b->off, b->len - b->off, MSG_DONTWAIT | MSG_NOSIGNAL);
         if (n > 0) {
@@ -208,6 +208,8 @@ mqi_conn_flush(mqi_conn *c)
             mqi_conn_fail(c, MQ_ERR_LINK, "write failed: %s", strerror(errno));
             return MK_ERROR;
         }
+        if (deadline == -2)
+            deadline = c->timeout_ms < 0 ? -1 : mqi_now_ms() + c->timeout_ms;
         MK_I64 left = deadline < 0 ? -1 : deadline - mqi_now_ms();
         if (deadline >= 0 && left <= 0) {
             mqi_conn_fail(c, MQ_ERR_TIMEOUT, "peer did not read for %lld ms",

@@ -16,10 +16,16 @@ MqContextCreate(void)
         return NULL;
     mqi_config_init(&ctx->cfg);
     ctx->err = MkErrorCreate();
+    ctx->ret = MkBufferStreamCreate();
+    if (!ctx->err || !ctx->ret) {
+        MkErrorDelete(ctx->err);
+        MkBufferStreamDelete(ctx->ret);
+        free(ctx);
+        return NULL;
+    }
     mki_stream_init(&ctx->send);
-    mki_stream_init(&ctx->ret);
     ctx->send.err = ctx->err;
-    ctx->ret.err = ctx->err;
+    ctx->ret->err = ctx->err;
     return ctx;
 }
 
@@ -52,7 +58,7 @@ MqContextDelete(MqContextC *ctx)
     if (ctx->factory.owned && ctx->factory.free)
         ctx->factory.free(ctx->factory.data);
     mki_stream_free(&ctx->send);
-    mki_stream_free(&ctx->ret);
+    MkBufferStreamDelete(ctx->ret);
     mqi_config_free(&ctx->cfg);
     MkErrorDelete(ctx->err);
     MkErrorDelete(ctx->async_err);
@@ -203,8 +209,14 @@ mqi_log(MqContextC *ctx, int level, const char *fmt, ...)
 MK_I64
 mqi_now_ms(void)
 {
+    /* Timeouts are milliseconds: the coarse clock (a few ms resolution) is
+     * plenty, and reading it is cheaper than the precise one on every call. */
     struct timespec ts;
+#ifdef CLOCK_MONOTONIC_COARSE
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+#else
     clock_gettime(CLOCK_MONOTONIC, &ts);
+#endif
     return (MK_I64)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 

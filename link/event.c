@@ -34,14 +34,14 @@ static void
 run_callback(mqi_conn *c, mqi_pending *p, MkBufferStreamC *body)
 {
     MqContextC *to = p->ctx;
-    MkBufferStreamC *saved = to->rd;
+    MkBufferStreamC *saved = to->rd, *saved_ret = to->ret;
     to->rd = body;
     if (body)
         body->err = to->err;
     c->depth++;
     p->cb.fn(to, p->cb.data);
     c->depth--;
-    to->rd = saved;
+    to->rd = saved == saved_ret ? to->ret : saved; /* a nested wait swapped ret */
     if (p->cb.free)
         p->cb.free(p->cb.data);
     mqi_pend_release(c, p);
@@ -118,10 +118,10 @@ dispatch_answer(mqi_conn *c, const mqi_hdr *h, MkBufferStreamC *body)
     }
     if (!p->cb.fn) {
         if (!p->failed) {
-            MkBufferStreamC tmp = to->ret; /* swap: no copy of the answer */
-            to->ret = *body;
-            *body = tmp;
-            to->ret.err = to->err;
+            /* swap: the answer is not copied; body is this depth's stream */
+            c->rstack[c->depth] = to->ret;
+            to->ret = body;
+            body->err = to->err;
         }
         return;
     }

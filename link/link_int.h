@@ -232,7 +232,7 @@ struct MqContextC {
     MkErrorC *err;
     MkErrorC *async_err;      /* error of a one-way call, for the next loop turn */
     MkBufferStreamC send;     /* message being built */
-    MkBufferStreamC ret;      /* answer of the last SendEND_AND_WAIT */
+    MkBufferStreamC *ret;     /* answer of the last SendEND_AND_WAIT (swapped in) */
     MkBufferStreamC *rd;      /* message being read */
     mqi_service *svc;
     int nsvc;

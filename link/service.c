@@ -90,7 +90,7 @@ void
 mqi_serve_call(MqContextC *ctx, const mqi_hdr *h, MkBufferStreamC *body)
 {
     mqi_call saved_call = ctx->call;
-    MkBufferStreamC *saved_rd = ctx->rd;
+    MkBufferStreamC *saved_rd = ctx->rd, *saved_ret = ctx->ret;
     mqi_service *s = find(ctx, token_word(h->token));
     MkErrorE rc;
 
@@ -119,7 +119,7 @@ mqi_serve_call(MqContextC *ctx, const mqi_hdr *h, MkBufferStreamC *body)
     if (rc == MK_ERROR)
         MkErrorReset(ctx->err);
     ctx->call = saved_call;
-    ctx->rd = saved_rd;
+    ctx->rd = saved_rd == saved_ret ? ctx->ret : saved_rd; /* a nested wait swapped ret */
 }
 
 /* _CHC: create the server instance for a new client child. */
