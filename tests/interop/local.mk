@@ -1,8 +1,7 @@
 # tests/interop/local.mk — every language's client against every language's
-# server over pipe, uds and tcp with the fork, spawn (and, for C/C++, thread)
-# start modes.  Included from wrappers/local.mk.
-INTEROP_MODES_PY = pipe uds-fork uds-spawn tcp-fork tcp-spawn
-INTEROP_MODES_C = pipe uds-fork uds-spawn uds-thread tcp-fork tcp-spawn tcp-thread
+# server over pipe, uds and tcp with the fork, spawn and thread start modes.
+# Included from wrappers/local.mk.
+INTEROP_MODES = pipe uds-fork uds-spawn uds-thread tcp-fork tcp-spawn tcp-thread
 INTEROP_ENV = LD_LIBRARY_PATH='$(abs_top_builddir)/link/.libs:$(abs_top_builddir)/kernel/.libs' \
 	PYTHONPATH='$(abs_top_builddir)/wrappers/python'; export LD_LIBRARY_PATH PYTHONPATH;
 EXTRA_DIST += tests/interop/pyserver.py tests/interop/pyclient.py tests/interop/run_matrix.sh
@@ -37,25 +36,25 @@ CLEANFILES += $(INTEROP_TESTS)
 INTEROP_RUN = $(SHELL) $(abs_top_srcdir)/tests/interop/run_matrix.sh
 tests/interop/py-py.sh: Makefile
 	$(AM_V_GEN)$(MKDIR_P) tests/interop && { echo '$(INTEROP_ENV)'; \
-	  echo 'exec $(INTEROP_RUN) "$(PYTHON) $(abs_top_srcdir)/tests/interop/pyclient.py" "$(PYTHON) $(abs_top_srcdir)/tests/interop/pyserver.py" "$(INTEROP_MODES_PY)"'; } > $@ && chmod +x $@
+	  echo 'exec $(INTEROP_RUN) "$(PYTHON) $(abs_top_srcdir)/tests/interop/pyclient.py" "$(PYTHON) $(abs_top_srcdir)/tests/interop/pyserver.py" "$(INTEROP_MODES)"'; } > $@ && chmod +x $@
 tests/interop/py-c.sh: Makefile
 	$(AM_V_GEN)$(MKDIR_P) tests/interop && { echo '$(INTEROP_ENV)'; \
-	  echo 'exec $(INTEROP_RUN) "$(PYTHON) $(abs_top_srcdir)/tests/interop/pyclient.py" "$(abs_top_builddir)/tests/interop/cserver" "$(INTEROP_MODES_C)"'; } > $@ && chmod +x $@
+	  echo 'exec $(INTEROP_RUN) "$(PYTHON) $(abs_top_srcdir)/tests/interop/pyclient.py" "$(abs_top_builddir)/tests/interop/cserver" "$(INTEROP_MODES)"'; } > $@ && chmod +x $@
 tests/interop/c-py.sh: Makefile
 	$(AM_V_GEN)$(MKDIR_P) tests/interop && { echo '$(INTEROP_ENV)'; \
-	  echo 'exec $(INTEROP_RUN) "$(abs_top_builddir)/tests/interop/cclient" "$(PYTHON) $(abs_top_srcdir)/tests/interop/pyserver.py" "$(INTEROP_MODES_PY)"'; } > $@ && chmod +x $@
+	  echo 'exec $(INTEROP_RUN) "$(abs_top_builddir)/tests/interop/cclient" "$(PYTHON) $(abs_top_srcdir)/tests/interop/pyserver.py" "$(INTEROP_MODES)"'; } > $@ && chmod +x $@
 tests/interop/c-cxx.sh: Makefile
 	$(AM_V_GEN)$(MKDIR_P) tests/interop && { echo '$(INTEROP_ENV)'; \
-	  echo 'exec $(INTEROP_RUN) "$(abs_top_builddir)/tests/interop/cclient" "$(abs_top_builddir)/tests/interop/cxxserver" "$(INTEROP_MODES_C)"'; } > $@ && chmod +x $@
+	  echo 'exec $(INTEROP_RUN) "$(abs_top_builddir)/tests/interop/cclient" "$(abs_top_builddir)/tests/interop/cxxserver" "$(INTEROP_MODES)"'; } > $@ && chmod +x $@
 tests/interop/py-cxx.sh: Makefile
 	$(AM_V_GEN)$(MKDIR_P) tests/interop && { echo '$(INTEROP_ENV)'; \
-	  echo 'exec $(INTEROP_RUN) "$(PYTHON) $(abs_top_srcdir)/tests/interop/pyclient.py" "$(abs_top_builddir)/tests/interop/cxxserver" "$(INTEROP_MODES_C)"'; } > $@ && chmod +x $@
+	  echo 'exec $(INTEROP_RUN) "$(PYTHON) $(abs_top_srcdir)/tests/interop/pyclient.py" "$(abs_top_builddir)/tests/interop/cxxserver" "$(INTEROP_MODES)"'; } > $@ && chmod +x $@
 tests/interop/cxx-c.sh: Makefile
 	$(AM_V_GEN)$(MKDIR_P) tests/interop && { echo '$(INTEROP_ENV)'; \
-	  echo 'exec $(INTEROP_RUN) "$(abs_top_builddir)/tests/interop/cxxclient" "$(abs_top_builddir)/tests/interop/cserver" "$(INTEROP_MODES_C)"'; } > $@ && chmod +x $@
+	  echo 'exec $(INTEROP_RUN) "$(abs_top_builddir)/tests/interop/cxxclient" "$(abs_top_builddir)/tests/interop/cserver" "$(INTEROP_MODES)"'; } > $@ && chmod +x $@
 tests/interop/cxx-cxx.sh: Makefile
 	$(AM_V_GEN)$(MKDIR_P) tests/interop && { echo '$(INTEROP_ENV)'; \
-	  echo 'exec $(INTEROP_RUN) "$(abs_top_builddir)/tests/interop/cxxclient" "$(abs_top_builddir)/tests/interop/cxxserver" "$(INTEROP_MODES_C)"'; } > $@ && chmod +x $@
+	  echo 'exec $(INTEROP_RUN) "$(abs_top_builddir)/tests/interop/cxxclient" "$(abs_top_builddir)/tests/interop/cxxserver" "$(INTEROP_MODES)"'; } > $@ && chmod +x $@
 tests/interop/cxx-py.sh: Makefile
 	$(AM_V_GEN)$(MKDIR_P) tests/interop && { echo '$(INTEROP_ENV)'; \
-	  echo 'exec $(INTEROP_RUN) "$(abs_top_builddir)/tests/interop/cxxclient" "$(PYTHON) $(abs_top_srcdir)/tests/interop/pyserver.py" "$(INTEROP_MODES_PY)"'; } > $@ && chmod +x $@
+	  echo 'exec $(INTEROP_RUN) "$(abs_top_builddir)/tests/interop/cxxclient" "$(PYTHON) $(abs_top_srcdir)/tests/interop/pyserver.py" "$(INTEROP_MODES)"'; } > $@ && chmod +x $@

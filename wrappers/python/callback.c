@@ -7,10 +7,12 @@
  * (MqSetBlockingHooks, installed at module init) release it only while the
  * library really waits in a system call.  So a service run by ProcessEvent
  * or a wait finds the lock held by its own thread and is called directly,
- * with no handover per message.  Only a thread the library made itself
- * (--thread instances) enters without the lock and takes it with
- * PyGILState_Ensure, which also gives a thread Python has never seen its
- * thread state.
+ * with no handover per message.  The threads the library makes itself (the
+ * --thread pool) do the same: the thread hooks (MqSetThreadHooks) give each
+ * one its thread state and the lock when it starts, and it keeps both, but
+ * in the library's waits, until it ends.  Only a thread nobody attached
+ * (one of the application's own that calls the library without the lock)
+ * enters through PyGILState_Ensure.
  *
  * Calling convention (the same for services, setup and callbacks): a bound
  * method of an MqContextC is called without arguments, its self is the
@@ -45,8 +47,8 @@ on_fork_child(void)
 }
 
 /* The blocking hooks: release the lock around a wait when this thread holds
- * it, else (a thread of the library's own, or the lock released by the
- * caller) leave everything as it is. */
+ * it (the main thread, a pool thread), else (the caller released it) leave
+ * everything as it is. */
 static void *
 block_enter(void)
 {
@@ -62,12 +64,35 @@ block_leave(void *token)
         PyEval_RestoreThread(token);
 }
 
+/* The thread hooks: a pool thread takes its thread state and the lock once,
+ * first thing, and holds the lock like the main thread does, released only
+ * by the blocking hooks (its accept included).  Its callbacks then find the
+ * lock held (mqpy_enter's fast path) instead of making and destroying a
+ * thread state each (PyGILState_Ensure and Release at count 0), and
+ * threading.local lasts from one call and one instance to the next.  The end
+ * hook runs with the lock held again (outside any blocking section) and
+ * destroys the thread state. */
+static _Thread_local PyGILState_STATE pool_gil;
+
+static void
+pool_thread_start(void)
+{
+    pool_gil = PyGILState_Ensure();
+}
+
+static void
+pool_thread_end(void)
+{
+    PyGILState_Release(pool_gil);
+}
+
 int
 mqpy_callback_init(void)
 {
     static int done;
     if (!done && pthread_atfork(NULL, NULL, on_fork_child) == 0) {
         MqSetBlockingHooks(block_enter, block_leave);
+        MqSetThreadHooks(pool_thread_start, pool_thread_end);
         done = 1;
     }
     return done;

@@ -4,8 +4,8 @@
 # unchanged; perfclient calls them over every transport and start mode.
 #
 #   python3 perfserver.py [link options]          (pipe: perfclient ... @ python3 perfserver.py)
-#   python3 perfserver.py --uds --file PATH --fork|--spawn
-#   python3 perfserver.py --tcp --port N --fork|--spawn
+#   python3 perfserver.py --uds --file PATH --fork|--spawn|--thread
+#   python3 perfserver.py --tcp --port N --fork|--spawn|--thread
 import sys
 # @MQLINK_SITE@
 from mqlink import *

@@ -9,7 +9,8 @@ held during the wait, that thread could not run, and after 5 s SLEP answers
 "timeout".
 
 A Python server started with --thread runs each connection's instance in a
-thread the library makes; those threads take the lock per call.
+thread of the library's pool; such a thread gets its Python thread state once,
+when it starts (the module's thread hooks), and keeps it from call to call.
 
     python3 threads_test.py              the tests (this file is also the server)
     python3 threads_test.py --server ... the server: SLEP and ECHO
@@ -35,6 +36,7 @@ class Server(MqContextC):
     def ServerSetup(self):
         self.ServiceCreate("SLEP", self.SLEP)
         self.ServiceCreate("ECHO", self.ECHO)
+        self.ServiceCreate("TLSC", self.TLSC)
 
     def SLEP(self):
         open(STARTED, "w").close()
@@ -51,6 +53,18 @@ class Server(MqContextC):
         self.SendI32(os.getpid())
         self.SendSTR(repr(threading.get_ident()))
         self.SendRETURN()
+
+
+    def TLSC(self):
+        """How often this thread has run TLSC: threading.local lives in the
+        thread state, so it counts only while the thread keeps one."""
+        TLS.calls = getattr(TLS, "calls", 0) + 1
+        self.SendSTART()
+        self.SendI32(TLS.calls)
+        self.SendRETURN()
+
+
+TLS = threading.local()
 
 
 def serve(argv):
@@ -118,12 +132,32 @@ def test_process_event_releases():
         c.Delete()
 
 
+def start_thread_server(name):
+    """A --thread server listening on TMP/name, ready for clients."""
+    sock = os.path.join(TMP, name)
+    srv = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--server",
+                            "--uds", "--file", sock, "--thread"], stderr=subprocess.PIPE)
+    for _ in range(100):
+        if os.path.exists(sock):
+            break
+        time.sleep(0.05)
+    return srv, sock
+
+
+def stop_thread_server(srv):
+    srv.send_signal(signal.SIGTERM)
+    try:
+        rc = srv.wait(10)
+    except subprocess.TimeoutExpired:
+        srv.kill()
+        rc = "hung"
+    assert rc == 0, "server exit status %r: %r" % (rc, srv.stderr.read())
+
+
 def test_thread_server():
     """Clients in parallel threads against a --thread server: each gets its
     own answers, all instances run in the server process, in threads."""
-    sock = os.path.join(TMP, "thread.sock")
-    srv = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--server",
-                            "--uds", "--file", sock, "--thread"], stderr=subprocess.PIPE)
+    srv, sock = start_thread_server("thread.sock")
     results, errors = [], []
 
     def run(n):
@@ -143,10 +177,6 @@ def test_thread_server():
         finally:
             c.Delete()
     try:
-        for _ in range(100):
-            if os.path.exists(sock):
-                break
-            time.sleep(0.05)
         ts = [threading.Thread(target=run, args=(n,)) for n in range(4)]
         for t in ts:
             t.start()
@@ -158,13 +188,27 @@ def test_thread_server():
         assert len({tid for _, tid in results}) > 1, "instances do not run in their own threads"
         assert srv.poll() is None, "server ended: %r" % srv.stderr.read()
     finally:
-        srv.send_signal(signal.SIGTERM)
-        try:
-            rc = srv.wait(10)
-        except subprocess.TimeoutExpired:
-            srv.kill()
-            rc = "hung"
-    assert rc == 0, "server exit status %r: %r" % (rc, srv.stderr.read())
+        stop_thread_server(srv)
+
+
+def test_thread_state_kept():
+    """The calls of one connection run on one pool thread, which keeps its
+    thread state: a threading.local set by one call is there in the next
+    (a thread state made per call would answer 1, 1, 1)."""
+    srv, sock = start_thread_server("state.sock")
+    c = MqContextC()
+    try:
+        c.ConfigSetTimeout(20000)
+        c.LinkCreate(["client", "--uds", "--file", sock])
+        counts = []
+        for _ in range(3):
+            c.SendSTART()
+            c.SendEND_AND_WAIT("TLSC")
+            counts.append(c.ReadI32())
+        assert counts == [1, 2, 3], "the pool thread lost its thread state: %r" % counts
+    finally:
+        c.Delete()
+        stop_thread_server(srv)
 
 
 def cleanup():
@@ -180,4 +224,5 @@ if __name__ == "__main__":
         ("SendEND_AND_WAIT lets other threads run while it waits", test_wait_releases),
         ("ProcessEvent lets other threads run while it waits", test_process_event_releases),
         ("a --thread server serves parallel clients", test_thread_server),
+        ("a --thread server's pool thread keeps its thread state", test_thread_state_kept),
     ], cleanup))
