@@ -24,6 +24,7 @@ EXTRA_DIST += \
 	wrappers/python/configfile_test.py \
 	wrappers/python/buffer_test.py \
 	wrappers/python/threads_test.py \
+	wrappers/python/callback_test.py \
 	wrappers/python/taptest.py \
 	wrappers/cxx/mqlinkcxx.pc.in
 
@@ -120,6 +121,10 @@ WRAPPER_TESTS += wrappers/python/py-threads.sh
 wrappers/python/py-threads.sh: Makefile
 	$(AM_V_GEN)$(MKDIR_P) wrappers/python && { echo '$(INTEROP_ENV)'; \
 	  echo 'exec $(PYTHON) $(abs_top_srcdir)/wrappers/python/threads_test.py'; } > $@ && chmod +x $@
+WRAPPER_TESTS += wrappers/python/py-callback.sh
+wrappers/python/py-callback.sh: Makefile
+	$(AM_V_GEN)$(MKDIR_P) wrappers/python && { echo '$(INTEROP_ENV)'; \
+	  echo 'exec $(PYTHON) $(abs_top_srcdir)/wrappers/python/callback_test.py'; } > $@ && chmod +x $@
 endif
 if WITH_CXX
 check_PROGRAMS += wrappers/cxx/configfile_test
@@ -132,10 +137,15 @@ wrappers_cxx_buffer_test_SOURCES = wrappers/cxx/buffer_test.cc
 wrappers_cxx_buffer_test_CPPFLAGS = $(MQCXX_CPPFLAGS)
 wrappers_cxx_buffer_test_LDADD = tests/libmqtest.la link/libmqlink.la kernel/libmkkernel.la
 TESTS += wrappers/cxx/buffer_test
+check_PROGRAMS += wrappers/cxx/callback_test
+wrappers_cxx_callback_test_SOURCES = wrappers/cxx/callback_test.cc
+wrappers_cxx_callback_test_CPPFLAGS = $(MQCXX_CPPFLAGS)
+wrappers_cxx_callback_test_LDADD = tests/libmqtest.la link/libmqlink.la kernel/libmkkernel.la
+TESTS += wrappers/cxx/callback_test
 endif
 TESTS += $(WRAPPER_TESTS)
 nodist_check_SCRIPTS = $(WRAPPER_TESTS)
 CLEANFILES += wrappers/python/py-configfile.sh wrappers/python/py-buffer.sh \
-	wrappers/python/py-threads.sh
+	wrappers/python/py-threads.sh wrappers/python/py-callback.sh
 
 include tests/interop/local.mk

@@ -70,8 +70,9 @@ template <class T>
 template <class T>
 void set_server_setup(::MqContextC *ctx, MqCallbackF setup)
 {
-    MqConfigSetServerSetup(ctx, cb_call, cb_new(nullptr, std::move(setup), Scope::notified),
-                           cb_free);
+    CallbackHold hold(std::move(setup), Scope::notified);
+    MqConfigSetServerSetup(ctx, cb_call, hold.get(), cb_free);
+    hold.taken();
     MqConfigSetFactory(ctx, factory<T>, nullptr, nullptr);
 }
 

@@ -191,9 +191,32 @@ struct Callback {
     Scope scope;
 };
 
-inline void *cb_new(void *, MqCallbackF fn, Scope scope) { return new Callback{std::move(fn), scope}; }
 inline void cb_free(void *data) { delete static_cast<Callback *>(data); }
 MkErrorE cb_call(::MqContextC *ctx, void *data);
+
+/// A callback on its way to the library.  The C call takes it on MK_OK (and
+/// frees it with cb_free when done with it); MK_ERROR leaves it with the
+/// caller, and so does an exception before the call: then this frees it.
+class CallbackHold {
+  public:
+    CallbackHold(MqCallbackF fn, Scope scope) : cb_(new Callback{std::move(fn), scope}) {}
+    CallbackHold(const CallbackHold &) = delete;
+    CallbackHold &operator=(const CallbackHold &) = delete;
+    ~CallbackHold() { delete cb_; }
+    void *get() const { return cb_; }
+    /// The result of the C call that was given get(): all but MK_ERROR took it.
+    MkErrorE taken(MkErrorE rc)
+    {
+        if (rc != MK_ERROR)
+            cb_ = nullptr;
+        return rc;
+    }
+    /// A C call without a result always takes it.
+    void taken() { cb_ = nullptr; }
+
+  private:
+    Callback *cb_;
+};
 
 /// A member function as a service.  A service only ever runs on the context
 /// it was created on, so the object is kept here: no std::function, no

@@ -488,7 +488,18 @@ class PyGlue:
             self.w("    " + stmt)
         for c in reversed(cleanup):
             self.w("    " + c)
-        if rt in ("err", "err-continue"):
+        # MK_ERROR leaves a callback's data with the caller (mqlink.h): free
+        # it once the error is the exception, as releasing the callable may
+        # run Python code (a __del__) that uses the context.
+        cbs = [p.name for p in ins if p.type == "CALLBACK"]
+        if rt in ("err", "err-continue") and cbs:
+            self.w("    if (rc == MK_ERROR) {")
+            self.w("        %s;" % self.raise_expr(f))
+            for n in cbs:
+                self.w("        mqpy_cb_free(%s); /* not taken: still ours */" % n)
+            self.w("        return NULL;")
+            self.w("    }")
+        elif rt in ("err", "err-continue"):
             self.w("    if (rc == MK_ERROR)")
             self.w("        return %s;" % self.raise_expr(f))
         if rt == "err-continue":
@@ -795,13 +806,22 @@ def emit_cxx(api):
                 body.append("detail::Argv %s_v(%s);" % (p.name, p.name))
                 cargs += ["%s_v.argc()" % p.name, "%s_v.argv()" % p.name]
             elif p.type == "CALLBACK":
+                # held until the C call takes it: MK_ERROR (or an exception
+                # before the call) leaves it to the holder, which frees it
                 scope = p.attrs.get("scope", "call")
-                body.append("void *%s_d = detail::cb_new(this, std::move(%s), detail::Scope::%s);"
+                body.append("detail::CallbackHold %s_d(std::move(%s), detail::Scope::%s);"
                             % (p.name, p.name, scope))
-                cargs += ["detail::cb_call", "%s_d" % p.name, "detail::cb_free"]
+                cargs += ["detail::cb_call", "%s_d.get()" % p.name, "detail::cb_free"]
             else:
                 cargs.append(p.name)
         call = "::%s(%s)" % (f.cfunc, ", ".join(cargs))
+        holds = ["%s_d" % p.name for p in f.params if p.type == "CALLBACK" and not p.out]
+        if holds and rt not in ("err", "err-continue", "void"):
+            raise ApiError("%s: a callback needs a call returning err, err-continue or void"
+                           % f.name)
+        for h in holds:
+            if rt != "void":
+                call = "%s.taken(%s)" % (h, call)
         # A context's error is read from the object only when there is one
         # (check_ctx is out of line then), so the C context is not kept
         # across the call.
@@ -823,6 +843,7 @@ def emit_cxx(api):
             body.append("return %s == MK_OK;" % (check % call))
         elif rt == "void":
             body.append(call + ";")
+            body += ["%s.taken();" % h for h in holds]
         else:
             body.append("auto r = %s;" % call)
             if "raises-null" in f.ret[1]:

@@ -140,8 +140,8 @@ class MqContextC : public detail::ContextCore {
     }
     /// Register a service.
     void ServiceCreate(MkStringR token, MqCallbackF fn) {
-        void *fn_d = detail::cb_new(this, std::move(fn), detail::Scope::notified);
-        detail::check_ctx(*this, ::MqServiceCreate(Ptr(), token.c_str(), detail::cb_call, fn_d, detail::cb_free));
+        detail::CallbackHold fn_d(std::move(fn), detail::Scope::notified);
+        detail::check_ctx(*this, fn_d.taken(::MqServiceCreate(Ptr(), token.c_str(), detail::cb_call, fn_d.get(), detail::cb_free)));
     }
     /// Serve events.
     bool ProcessEvent(MqWaitE wait = MQ_WAIT_NO, MK_I64 timeout_ms = MQ_TIMEOUT_DEFAULT) {
