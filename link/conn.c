@@ -70,11 +70,33 @@ drop_pending(mqi_pending *p)
     }
 }
 
+/* After _CLS: the server's close (EOF), or a moment at most. */
+#define SERVER_CLOSE_WAIT_MS 100
+static void
+wait_server_close(mqi_conn *c)
+{
+    MK_I64 deadline = mqi_now_ms() + SERVER_CLOSE_WAIT_MS;
+    char scratch[512];
+    void *blk = mqi_block_enter();
+    for (;;) {
+        MK_I64 left = deadline - mqi_now_ms();
+        struct pollfd p = {.fd = c->fd, .events = POLLIN};
+        if (left <= 0 || poll(&p, 1, (int)left) <= 0)
+            break;
+        ssize_t n = recv(c->fd, scratch, sizeof scratch, MSG_DONTWAIT);
+        if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
+            break;
+    }
+    mqi_block_leave(blk);
+}
+
 void
 mqi_conn_free(mqi_conn *c)
 {
     if (!c)
         return;
+    if (c->fd >= 0 && c->server_closes && !c->is_server)
+        wait_server_close(c);
     if (c->fd >= 0)
         close(c->fd);
     if (c->pid > 0)

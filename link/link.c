@@ -31,6 +31,7 @@ client_connect(MqContextC *ctx)
         return MkErrorSet(ctx->err, MK_ERR_MEMORY, "LinkCreate: out of memory");
     }
     c->pid = pid;
+    c->server_closes = tp->server_closes_first;
     if (mqi_conn_attach(c, ctx, 0) != MK_OK) {
         mqi_conn_free(c);
         return MK_ERROR;
@@ -189,8 +190,15 @@ MqLinkDelete(MqContextC *ctx)
         return MK_OK;
     }
     close_children(c);
+    if (c->up && c->server_closes) {
+        mqi_hdr h = {.kind = MQI_ONEWAY, .flags = MQI_F_INTERNAL};
+        memcpy(h.token, "_CLS", 5);
+        if (mqi_conn_write_frame(c, &h, NULL) != MK_OK)
+            c->server_closes = 0;
+    }
     if (c->up)
         mqi_conn_flush(c);
+    c->server_closes = c->server_closes && c->up; /* _CLS left: wait for the close */
     if (mqi_persist_commit(c) != MK_OK)
         mqi_log(ctx, MK_LOG_ERROR, "%s", MkErrorGetText(c->err));
     mqi_conn_detach(c, ctx);

@@ -165,6 +165,7 @@ typedef struct mqi_conn {
     int up;             /* handshake done, not closed */
     int is_server;
     pid_t pid;          /* pipe server started by us, reaped on close */
+    int server_closes;  /* client: the server closes first (tcp.c says why) */
     MkErrorC *err;      /* why the connection ended */
     mqi_bytes rbuf;
     int rbuf_filled;    /* the last read filled the read buffer */

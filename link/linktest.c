@@ -90,3 +90,9 @@ lt_server_pid(void)
 {
     return server;
 }
+
+int
+lt_server_port(void)
+{
+    return server && nargs == 4 && !strcmp(args[1], "--tcp") ? atoi(where) : 0;
+}

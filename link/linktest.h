@@ -22,5 +22,7 @@ MqContextC *lt_connect(const lt_mode *m);
 MqContextC *lt_connect_again(void);
 /* pid of the listener lt_connect launched (0 for pipe). */
 pid_t lt_server_pid(void);
+/* TCP port of the listener lt_connect launched (0 for pipe and uds). */
+int lt_server_port(void);
 
 #endif

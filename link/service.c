@@ -153,6 +153,9 @@ mqi_serve_internal(mqi_conn *c, const mqi_hdr *h, MkBufferStreamC *body)
         child_create(c, h);
     } else if (!memcmp(h->token, "_SID", 4) || !memcmp(h->token, "_LWM", 4)) {
         mqi_persist_internal(c, h, body);
+    } else if (!memcmp(h->token, "_CLS", 4) && c->is_server) {
+        /* the client is done and waits for us to close (transport/tcp) */
+        mqi_conn_fail(c, MQ_ERR_LINK, "peer closed the connection");
     } else if (!memcmp(h->token, "_CHD", 4) && c->is_server) {
         MqContextC *child = h->child && h->child < c->nctx ? c->ctx[h->child] : NULL;
         if (child && child->lib_owned)

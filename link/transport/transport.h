@@ -17,6 +17,8 @@ typedef struct mqi_transport {
     void (*unlisten)(MqContextC *ctx);
     /* Socket options for a connected socket; may be NULL. */
     void (*tune)(int fd);
+    /* A client's link ends by asking the server to close first (_CLS). */
+    int server_closes_first;
 } mqi_transport;
 
 extern const mqi_transport mqi_pipe_transport;
