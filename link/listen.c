@@ -101,6 +101,7 @@ serve_forever(MqContextC *ctx, const mqi_transport *tp, int lfd)
 {
     catch_stop(SIGTERM);
     catch_stop(SIGINT);
+    (void)MkLogGetLevel(); /* read the environment once, not in every instance */
     if (ctx->cfg.start != MQI_START_THREAD)
         accept_loop(ctx, tp, lfd);
     else if (mqi_start_thread_pool(ctx, tp, lfd) != MK_OK)

@@ -1,7 +1,8 @@
-/* fork.c — the --fork start mode.  The child starts from a clean library
- * state: it closes the listening socket, forgets the listener's signal
- * handlers and this thread's cached streams, and leaves when its instance
- * is done, so it never returns into the listener's accept loop. */
+/* fork.c — the --fork start mode.  The child closes the listening socket,
+ * forgets the listener's signal handlers, and leaves when its instance
+ * is done, so it never returns into the listener's accept loop.  Every page
+ * the child writes first costs a fault and a copy: it writes as few as it
+ * can. */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -27,7 +28,8 @@ mqi_start_fork(MqContextC *tmpl, int listen_fd, int fd)
     close(listen_fd);
     signal(SIGTERM, SIG_DFL);
     signal(SIGINT, SIG_DFL);
-    mki_tls_free_all();
+    /* The listener's cached streams stay: this process's copies of them are
+     * its own, and freeing them would only copy their pages. */
     mqi_instance_serve(tmpl, fd);
     /* The exit handlers and library destructors belong to the listener; in
      * this copy they would only touch (copy) its pages. */
