@@ -247,7 +247,6 @@ children(const lt_mode *m)
     MqContextDelete(c);
 }
 
-/* Two clients of one listener get two instances with separate state. */
 /* Each connection gets its own instance, also when more parents are open
  * at once than a thread pool keeps idle, and a new one when a pooled thread
  * serves its next connection: COUN state never leaks between them. */

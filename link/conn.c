@@ -70,32 +70,14 @@ drop_pending(mqi_pending *p)
     }
 }
 
-/* After _CLS: the server's close (EOF), or a moment at most. */
-#define SERVER_CLOSE_WAIT_MS 100
-static void
-wait_server_close(mqi_conn *c)
-{
-    MK_I64 deadline = mqi_now_ms() + SERVER_CLOSE_WAIT_MS;
-    char scratch[512];
-    void *blk = mqi_block_enter();
-    for (;;) {
-        MK_I64 left = deadline - mqi_now_ms();
-        struct pollfd p = {.fd = c->fd, .events = POLLIN};
-        if (left <= 0 || poll(&p, 1, (int)left) <= 0)
-            break;
-        ssize_t n = recv(c->fd, scratch, sizeof scratch, MSG_DONTWAIT);
-        if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
-            break;
-    }
-    mqi_block_leave(blk);
-}
+static void wait_server_close(mqi_conn *c);
 
 void
 mqi_conn_free(mqi_conn *c)
 {
     if (!c)
         return;
-    if (c->fd >= 0 && c->server_closes && !c->is_server)
+    if (c->fd >= 0 && c->await_close)
         wait_server_close(c);
     if (c->fd >= 0)
         close(c->fd);
@@ -143,6 +125,23 @@ wait_fd(int fd, short events, MK_I64 timeout_ms)
     return n > 0 ? p.revents : n;
 }
 
+/* After _CLS (link.c): the server's close (EOF), or a moment at most. */
+#define SERVER_CLOSE_WAIT_MS 100
+static void
+wait_server_close(mqi_conn *c)
+{
+    MK_I64 deadline = mqi_now_ms() + SERVER_CLOSE_WAIT_MS;
+    char scratch[512];
+    for (;;) {
+        MK_I64 left = deadline - mqi_now_ms();
+        if (left <= 0 || wait_fd(c->fd, POLLIN, left) <= 0)
+            break;
+        ssize_t n = recv(c->fd, scratch, sizeof scratch, MSG_DONTWAIT);
+        if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
+            break;
+    }
+}
+
 static MkErrorE fill(mqi_conn *c, int flags);
 
 MkErrorE
@@ -185,12 +184,11 @@ fill(mqi_conn *c, int flags)
         }
         b->p = p;
     }
-    void *blk = flags & MSG_DONTWAIT ? NULL : mqi_block_enter();
+    int wait = !(flags & MSG_DONTWAIT);
+    void *blk = wait ? mqi_block_enter() : NULL;
     ssize_t n = recv(c->fd, b->p + b->len, b->cap - b->len, flags);
-    int e = errno;
-    if (!(flags & MSG_DONTWAIT))
+    if (wait)
         mqi_block_leave(blk);
-    errno = e;
     if (n > 0) {
         c->rbuf_filled = (size_t)n == b->cap - b->len;
         b->len += (size_t)n;

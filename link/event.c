@@ -204,10 +204,9 @@ wait_input(mqi_conn *c, MK_I64 deadline)
     struct pollfd p = {.fd = c->fd, .events = POLLIN};
     void *blk = left ? mqi_block_enter() : NULL;
     int n = poll(&p, 1, left < 0 ? -1 : (int)(left > 0x7fffffff ? 0x7fffffff : left));
-    int e = errno;
     if (left)
         mqi_block_leave(blk);
-    return n < 0 && e == EINTR ? 1 : n;
+    return n < 0 && errno == EINTR ? 1 : n;
 }
 
 MkErrorE

@@ -31,7 +31,6 @@ client_connect(MqContextC *ctx)
         return MkErrorSet(ctx->err, MK_ERR_MEMORY, "LinkCreate: out of memory");
     }
     c->pid = pid;
-    c->server_closes = tp->server_closes_first;
     if (mqi_conn_attach(c, ctx, 0) != MK_OK) {
         mqi_conn_free(c);
         return MK_ERROR;
@@ -190,15 +189,16 @@ MqLinkDelete(MqContextC *ctx)
         return MK_OK;
     }
     close_children(c);
-    if (c->up && c->server_closes) {
+    const mqi_transport *tp = mqi_transport_get(ctx->cfg.tp);
+    int ask_close = c->up && !c->is_server && tp && tp->server_closes_first;
+    if (ask_close) {
         mqi_hdr h = {.kind = MQI_ONEWAY, .flags = MQI_F_INTERNAL};
         memcpy(h.token, "_CLS", 5);
-        if (mqi_conn_write_frame(c, &h, NULL) != MK_OK)
-            c->server_closes = 0;
+        mqi_conn_write_frame(c, &h, NULL); /* a failure takes the link down */
     }
     if (c->up)
         mqi_conn_flush(c);
-    c->server_closes = c->server_closes && c->up; /* _CLS left: wait for the close */
+    c->await_close = ask_close && c->up; /* _CLS left */
     if (mqi_persist_commit(c) != MK_OK)
         mqi_log(ctx, MK_LOG_ERROR, "%s", MkErrorGetText(c->err));
     mqi_conn_detach(c, ctx);

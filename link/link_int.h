@@ -12,6 +12,7 @@
 #ifndef MQ_LINK_INT_H
 #define MQ_LINK_INT_H
 
+#include <errno.h>
 #include <sys/types.h>
 
 #include "config.h"
@@ -165,7 +166,7 @@ typedef struct mqi_conn {
     int up;             /* handshake done, not closed */
     int is_server;
     pid_t pid;          /* pipe server started by us, reaped on close */
-    int server_closes;  /* client: the server closes first (tcp.c says why) */
+    int await_close;    /* client sent _CLS: the server closes first (tcp.c) */
     MkErrorC *err;      /* why the connection ended */
     mqi_bytes rbuf;
     int rbuf_filled;    /* the last read filled the read buffer */
@@ -268,7 +269,7 @@ MK_I64 mqi_now_ms(void);
 MK_I64 mqi_deadline(MqContextC *ctx, MK_I64 timeout_ms);
 
 /* A blocking section (MqSetBlockingHooks): every syscall that may sleep goes
- * between these two, and nothing else does. */
+ * between these two, and nothing else does.  leave keeps the syscall's errno. */
 extern MqBlockEnterF mqi_block_enter_fn;
 extern MqBlockLeaveF mqi_block_leave_fn;
 extern MqThreadHookF mqi_thread_start_fn, mqi_thread_end_fn;
@@ -280,8 +281,11 @@ mqi_block_enter(void)
 static inline void
 mqi_block_leave(void *token)
 {
-    if (mqi_block_leave_fn)
+    if (mqi_block_leave_fn) {
+        int e = errno;
         mqi_block_leave_fn(token);
+        errno = e;
+    }
 }
 
 /* ----------------------------------------------------------- event loop */

@@ -38,14 +38,12 @@ catch_stop(int sig)
 static int
 accept_one(int lfd)
 {
-    int fd, e;
+    int fd;
     void *blk = mqi_block_enter();
     do
         fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
     while (fd < 0 && errno == EINTR && !stop_signal);
-    e = errno;
     mqi_block_leave(blk);
-    errno = e;
     return fd;
 }
 
@@ -64,6 +62,15 @@ start_instance(MqContextC *ctx, int lfd, int fd)
     if (ctx->cfg.start == MQI_START_FORK)
         return mqi_start_fork(ctx, lfd, fd);
     return mqi_start_spawn(ctx, fd);
+}
+
+/* Close the listening socket and remove what listen left (a socket file). */
+static void
+stop_listening(MqContextC *ctx, const mqi_transport *tp, int lfd)
+{
+    close(lfd);
+    if (tp->unlisten)
+        tp->unlisten(ctx);
 }
 
 /* fork and spawn: this thread accepts and starts each instance. */
@@ -108,9 +115,7 @@ serve_forever(MqContextC *ctx, const mqi_transport *tp, int lfd)
         return;
     else
         wait_for_stop();
-    close(lfd);
-    if (tp->unlisten)
-        tp->unlisten(ctx);
+    stop_listening(ctx, tp, lfd);
     mqi_log(ctx, MK_LOG_INFO, "listener stopped by signal %d", (int)stop_signal);
     /* Instances may still run in other threads: leave the way the signal
      * would have (no exit handlers racing them), with the output flushed. */
@@ -131,19 +136,13 @@ mqi_listen_serve(MqContextC *ctx)
         return MK_ERROR;
     if (ctx->cfg.start != MQI_START_NONE) {
         serve_forever(ctx, tp, lfd);
-        close(lfd);
-        if (tp->unlisten)
-            tp->unlisten(ctx);
+        stop_listening(ctx, tp, lfd);
         return MK_ERROR;
     }
-    int fd = accept_one(lfd);
+    int fd = mqi_listen_accept(tp, lfd);
     int e = errno;
-    close(lfd);
-    if (tp->unlisten)
-        tp->unlisten(ctx);
+    stop_listening(ctx, tp, lfd);
     if (fd < 0)
         return MkErrorSet(ctx->err, MQ_ERR_SYSTEM, "LinkCreate: accept failed: %s", strerror(e));
-    if (tp->tune)
-        tp->tune(fd);
     return mqi_server_attach(ctx, fd);
 }

@@ -7,7 +7,7 @@
 #include "link_int.h"
 #include "transport/transport.h"
 
-/* fork: the instance runs in a child process from a clean library state. */
+/* fork: the instance runs in a child process of the listener. */
 MkErrorE mqi_start_fork(MqContextC *tmpl, int listen_fd, int fd);
 /* thread: start the pool of threads that accept on lfd and run each
  * instance in this process (thread.c tells how the pool grows). */
