@@ -109,22 +109,13 @@ endif
 # apart from the .py so that the .py.log rule does not pick the source.
 WRAPPER_TESTS =
 if WITH_PYTHON
-WRAPPER_TESTS += wrappers/python/py-configfile.sh
-wrappers/python/py-configfile.sh: Makefile
+WRAPPER_PY_TESTS = wrappers/python/py-configfile.sh wrappers/python/py-buffer.sh \
+	wrappers/python/py-threads.sh wrappers/python/py-callback.sh
+WRAPPER_TESTS += $(WRAPPER_PY_TESTS)
+# py-NAME.sh runs wrappers/python/NAME_test.py
+$(WRAPPER_PY_TESTS): wrappers/python/py-%.sh: Makefile
 	$(AM_V_GEN)$(MKDIR_P) wrappers/python && { echo '$(INTEROP_ENV)'; \
-	  echo 'exec $(PYTHON) $(abs_top_srcdir)/wrappers/python/configfile_test.py'; } > $@ && chmod +x $@
-WRAPPER_TESTS += wrappers/python/py-buffer.sh
-wrappers/python/py-buffer.sh: Makefile
-	$(AM_V_GEN)$(MKDIR_P) wrappers/python && { echo '$(INTEROP_ENV)'; \
-	  echo 'exec $(PYTHON) $(abs_top_srcdir)/wrappers/python/buffer_test.py'; } > $@ && chmod +x $@
-WRAPPER_TESTS += wrappers/python/py-threads.sh
-wrappers/python/py-threads.sh: Makefile
-	$(AM_V_GEN)$(MKDIR_P) wrappers/python && { echo '$(INTEROP_ENV)'; \
-	  echo 'exec $(PYTHON) $(abs_top_srcdir)/wrappers/python/threads_test.py'; } > $@ && chmod +x $@
-WRAPPER_TESTS += wrappers/python/py-callback.sh
-wrappers/python/py-callback.sh: Makefile
-	$(AM_V_GEN)$(MKDIR_P) wrappers/python && { echo '$(INTEROP_ENV)'; \
-	  echo 'exec $(PYTHON) $(abs_top_srcdir)/wrappers/python/callback_test.py'; } > $@ && chmod +x $@
+	  echo 'exec $(PYTHON) $(abs_top_srcdir)/wrappers/python/$*_test.py'; } > $@ && chmod +x $@
 endif
 if WITH_CXX
 check_PROGRAMS += wrappers/cxx/configfile_test

@@ -32,29 +32,17 @@ TESTS += $(INTEROP_TESTS)
 nodist_check_SCRIPTS += $(INTEROP_TESTS)
 CLEANFILES += $(INTEROP_TESTS)
 
-# One generated driver per client-server pair: CLIENT SERVER MODES.
+# One generated driver per client-server pair, named CLIENT-SERVER.sh; it runs
+# run_matrix.sh with the client's and the server's command and the modes.
+# (The rule covers every pair; INTEROP_TESTS has those this build can run.)
 INTEROP_RUN = $(SHELL) $(abs_top_srcdir)/tests/interop/run_matrix.sh
-tests/interop/py-py.sh: Makefile
+INTEROP_CLIENT_py = $(PYTHON) $(abs_top_srcdir)/tests/interop/pyclient.py
+INTEROP_CLIENT_c = $(abs_top_builddir)/tests/interop/cclient
+INTEROP_CLIENT_cxx = $(abs_top_builddir)/tests/interop/cxxclient
+INTEROP_SERVER_py = $(PYTHON) $(abs_top_srcdir)/tests/interop/pyserver.py
+INTEROP_SERVER_c = $(abs_top_builddir)/tests/interop/cserver
+INTEROP_SERVER_cxx = $(abs_top_builddir)/tests/interop/cxxserver
+INTEROP_DRIVERS = $(foreach p,py-py py-c c-py c-cxx cxx-c cxx-cxx py-cxx cxx-py,tests/interop/$(p).sh)
+$(INTEROP_DRIVERS): tests/interop/%.sh: Makefile
 	$(AM_V_GEN)$(MKDIR_P) tests/interop && { echo '$(INTEROP_ENV)'; \
-	  echo 'exec $(INTEROP_RUN) "$(PYTHON) $(abs_top_srcdir)/tests/interop/pyclient.py" "$(PYTHON) $(abs_top_srcdir)/tests/interop/pyserver.py" "$(INTEROP_MODES)"'; } > $@ && chmod +x $@
-tests/interop/py-c.sh: Makefile
-	$(AM_V_GEN)$(MKDIR_P) tests/interop && { echo '$(INTEROP_ENV)'; \
-	  echo 'exec $(INTEROP_RUN) "$(PYTHON) $(abs_top_srcdir)/tests/interop/pyclient.py" "$(abs_top_builddir)/tests/interop/cserver" "$(INTEROP_MODES)"'; } > $@ && chmod +x $@
-tests/interop/c-py.sh: Makefile
-	$(AM_V_GEN)$(MKDIR_P) tests/interop && { echo '$(INTEROP_ENV)'; \
-	  echo 'exec $(INTEROP_RUN) "$(abs_top_builddir)/tests/interop/cclient" "$(PYTHON) $(abs_top_srcdir)/tests/interop/pyserver.py" "$(INTEROP_MODES)"'; } > $@ && chmod +x $@
-tests/interop/c-cxx.sh: Makefile
-	$(AM_V_GEN)$(MKDIR_P) tests/interop && { echo '$(INTEROP_ENV)'; \
-	  echo 'exec $(INTEROP_RUN) "$(abs_top_builddir)/tests/interop/cclient" "$(abs_top_builddir)/tests/interop/cxxserver" "$(INTEROP_MODES)"'; } > $@ && chmod +x $@
-tests/interop/py-cxx.sh: Makefile
-	$(AM_V_GEN)$(MKDIR_P) tests/interop && { echo '$(INTEROP_ENV)'; \
-	  echo 'exec $(INTEROP_RUN) "$(PYTHON) $(abs_top_srcdir)/tests/interop/pyclient.py" "$(abs_top_builddir)/tests/interop/cxxserver" "$(INTEROP_MODES)"'; } > $@ && chmod +x $@
-tests/interop/cxx-c.sh: Makefile
-	$(AM_V_GEN)$(MKDIR_P) tests/interop && { echo '$(INTEROP_ENV)'; \
-	  echo 'exec $(INTEROP_RUN) "$(abs_top_builddir)/tests/interop/cxxclient" "$(abs_top_builddir)/tests/interop/cserver" "$(INTEROP_MODES)"'; } > $@ && chmod +x $@
-tests/interop/cxx-cxx.sh: Makefile
-	$(AM_V_GEN)$(MKDIR_P) tests/interop && { echo '$(INTEROP_ENV)'; \
-	  echo 'exec $(INTEROP_RUN) "$(abs_top_builddir)/tests/interop/cxxclient" "$(abs_top_builddir)/tests/interop/cxxserver" "$(INTEROP_MODES)"'; } > $@ && chmod +x $@
-tests/interop/cxx-py.sh: Makefile
-	$(AM_V_GEN)$(MKDIR_P) tests/interop && { echo '$(INTEROP_ENV)'; \
-	  echo 'exec $(INTEROP_RUN) "$(abs_top_builddir)/tests/interop/cxxclient" "$(PYTHON) $(abs_top_srcdir)/tests/interop/pyserver.py" "$(INTEROP_MODES)"'; } > $@ && chmod +x $@
+	  echo 'exec $(INTEROP_RUN) "$(INTEROP_CLIENT_$(firstword $(subst -, ,$*)))" "$(INTEROP_SERVER_$(lastword $(subst -, ,$*)))" "$(INTEROP_MODES)"'; } > $@ && chmod +x $@
