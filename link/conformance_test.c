@@ -76,6 +76,42 @@ callback(const lt_mode *m)
     MqContextDelete(c);
 }
 
+/* Calls sent faster than their answers are read, as a client keeping a
+ * window of calls in flight does: both sides block writing and take in
+ * what the other sends meanwhile.  What arrived while a side was writing
+ * must be handled before it waits again, or both wait for each other
+ * (each one's frames sitting unread in the other's buffer). */
+static void
+callback_burst(const lt_mode *m)
+{
+    enum { CALLS = 60000, WINDOW = 3000 };
+    MqContextC *c = lt_connect(m);
+    if (!c)
+        return;
+    int sent = 0;
+    while (callbacks_seen < CALLS) {
+        while (sent < CALLS && sent - callbacks_seen < WINDOW) {
+            MqSendSTART(c);
+            MqSendI8(c, 1); MqSendI16(c, 2); MqSendI32(c, sent++); MqSendDBL(c, 4.0);
+            MqSendBIN(c, "0123456789abcdef0123456789abcdef", 32);
+            MQT_OK(MqSendEND_AND_CALLBACK(c, "ECUL", on_answer, NULL, NULL, MQ_TIMEOUT_DEFAULT),
+                   ERR(c));
+        }
+        /* each turn brings answers long before a side stuck in a wait
+         * would give up and look at its buffer again */
+        while (callbacks_seen < CALLS && (sent == CALLS || sent - callbacks_seen >= WINDOW / 2)) {
+            MkErrorE rc = MqProcessEvent(c, MQ_WAIT_ONCE, 3000);
+            MQT_CHECK_MSG(rc == MK_OK, "no answer within 3 s, %d of %d seen: %s", callbacks_seen,
+                          CALLS, rc == MK_ERROR ? ERR(c) : "timeout");
+            if (rc != MK_OK)
+                goto out;
+        }
+    }
+    MQT_CHECK(callbacks_sum == (MK_I64)CALLS * (CALLS - 1) / 2);
+out:
+    MqContextDelete(c);
+}
+
 static void
 types(const lt_mode *m)
 {
@@ -307,6 +343,7 @@ peer_dies(const lt_mode *m)
 #define MODE_CASES(M)                                                          \
     static void M##_calls(void) { calls(lt_mode_get(#M)); }                    \
     static void M##_callback(void) { callback(lt_mode_get(#M)); }              \
+    static void M##_burst(void) { callback_burst(lt_mode_get(#M)); }           \
     static void M##_types(void) { types(lt_mode_get(#M)); }                    \
     static void M##_errors(void) { errors(lt_mode_get(#M)); }                  \
     static void M##_timeout(void) { timeout(lt_mode_get(#M)); }                \
@@ -315,6 +352,7 @@ peer_dies(const lt_mode *m)
     static void M##_peer_dies(void) { peer_dies(lt_mode_get(#M)); }
 #define MODE_LIST(M)                                                          \
     {#M " wait and one-way", M##_calls}, {#M " callback", M##_callback},        \
+    {#M " callback burst", M##_burst},                                          \
     {#M " every type", M##_types}, {#M " errors", M##_errors},                 \
     {#M " timeout", M##_timeout}, {#M " 100 children", M##_children},          \
     {#M " peer dies mid-wait", M##_peer_dies}

@@ -237,8 +237,13 @@ mqi_loop(MqContextC *ctx, mqi_pending *waiter, MK_I64 deadline, int once)
         }
         if (once && handled)
             return MK_OK;
+        /* A flush that had to wait took in what the peer sent meanwhile (it
+         * may be blocked writing to us): handle that before waiting again. */
+        size_t unread = c->rbuf.len - c->rbuf.off;
         if (mqi_conn_flush(c) != MK_OK)
             return MK_ERROR;
+        if (c->rbuf.len - c->rbuf.off != unread)
+            continue;
         MK_I64 until = deadline;
         if (c->cb_deadline >= 0 && (until < 0 || c->cb_deadline < until))
             until = c->cb_deadline;
