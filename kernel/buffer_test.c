@@ -296,6 +296,15 @@ test_error_cap(void)
     MQT_CHECK(strncmp(MkErrorGetText(e), "start\n  xxx", 11) == 0);
     MkErrorSet(e, 2, "%s", "short again");
     MQT_CHECK(strcmp(MkErrorGetText(e), "short again") == 0);
+    /* a fixed text (no conversion) takes another path: the same bound */
+    for (int i = 0; i < 10000; i++)
+        MkErrorStack(e, "a fixed line of text, no conversions in it at all");
+    n = strlen(MkErrorGetText(e));
+    MQT_CHECK_MSG(n >= 60 * 1024 && n < 64 * 1024, "fixed text grew to %zu bytes", n);
+    MkErrorSet(e, 3, "100%% done");
+    MQT_CHECK(strcmp(MkErrorGetText(e), "100% done") == 0);
+    MkErrorSet(e, 4, "");
+    MQT_CHECK(MkErrorGetCode(e) == 4 && strcmp(MkErrorGetText(e), "") == 0);
     MkErrorDelete(e);
 }
 

@@ -61,6 +61,21 @@ room(MkErrorC *err, size_t need)
 static void
 append_v(MkErrorC *err, const char *fmt, va_list ap)
 {
+    if (!strchr(fmt, '%')) {
+        /* a fixed text (a peer's ordinary close): no formatting pass */
+        size_t n = strlen(fmt);
+        if (n == 0)
+            return;
+        size_t cap = room(err, err->len + n + 1);
+        if (cap <= err->len + 1)
+            return;
+        if (n > cap - err->len - 1)
+            n = cap - err->len - 1;
+        memcpy(err->text + err->len, fmt, n);
+        err->len += n;
+        err->text[err->len] = '\0';
+        return;
+    }
     va_list aq;
     va_copy(aq, ap);
     int n = vsnprintf(NULL, 0, fmt, aq);

@@ -89,7 +89,7 @@ mqi_conn_free(mqi_conn *c)
         c->free_pend = p->next_free;
         free(p);
     }
-    for (int i = 0; i < MQI_MAX_NEST; i++)
+    for (int i = 0; i < c->nrstack; i++)
         if (c->rstack[i])
             MkBufferStreamDelete(c->rstack[i]);
     free(c->rbuf.p);
@@ -144,6 +144,31 @@ wait_server_close(mqi_conn *c)
 
 static MkErrorE fill(mqi_conn *c, int flags);
 
+/* One recv of at most cap bytes into p: MK_OK with *got bytes, MK_CONTINUE
+ * when none came (would block, a signal, the receive timeout), MK_ERROR
+ * when the link ended.  Without MSG_DONTWAIT it may sleep: a blocking
+ * section for the hooks. */
+static MkErrorE
+recv_into(mqi_conn *c, void *p, size_t cap, int flags, size_t *got)
+{
+    int wait = !(flags & MSG_DONTWAIT);
+    void *blk = wait ? mqi_block_enter() : NULL;
+    ssize_t n = recv(c->fd, p, cap, flags);
+    if (wait)
+        mqi_block_leave(blk);
+    if (n > 0) {
+        *got = (size_t)n;
+        return MK_OK;
+    }
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+        return MK_CONTINUE;
+    if (n == 0)
+        mqi_conn_fail(c, MQ_ERR_LINK, "peer closed the connection");
+    else
+        mqi_conn_fail(c, MQ_ERR_LINK, "read failed: %s", strerror(errno));
+    return MK_ERROR;
+}
+
 MkErrorE
 mqi_conn_fill(mqi_conn *c)
 {
@@ -184,23 +209,13 @@ fill(mqi_conn *c, int flags)
         }
         b->p = p;
     }
-    int wait = !(flags & MSG_DONTWAIT);
-    void *blk = wait ? mqi_block_enter() : NULL;
-    ssize_t n = recv(c->fd, b->p + b->len, b->cap - b->len, flags);
-    if (wait)
-        mqi_block_leave(blk);
-    if (n > 0) {
-        c->rbuf_filled = (size_t)n == b->cap - b->len;
-        b->len += (size_t)n;
-        return MK_OK;
+    size_t n = 0;
+    MkErrorE rc = recv_into(c, b->p + b->len, b->cap - b->len, flags, &n);
+    if (rc == MK_OK) {
+        c->rbuf_filled = n == b->cap - b->len;
+        b->len += n;
     }
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
-        return MK_CONTINUE;
-    if (n == 0)
-        mqi_conn_fail(c, MQ_ERR_LINK, "peer closed the connection");
-    else
-        mqi_conn_fail(c, MQ_ERR_LINK, "read failed: %s", strerror(errno));
-    return MK_ERROR;
+    return rc;
 }
 
 MkErrorE
@@ -265,12 +280,21 @@ write_all(mqi_conn *c, const void *p, size_t n)
     return MK_OK;
 }
 
+/* The preamble goes out and comes in on its own, exactly its bytes, so
+ * that a link ended right after its handshake (a parent started and
+ * deleted) never allocates its buffers. */
 MkErrorE
 mqi_conn_send_preamble(mqi_conn *c)
 {
     unsigned char pre[MQI_PREAMBLE_SIZE];
     mqi_preamble_encode(pre, c->is_server);
-    if (write_all(c, pre, sizeof pre) != MK_OK)
+    ssize_t n = c->wbuf.len ? 0 : send(c->fd, pre, sizeof pre, MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (n == (ssize_t)sizeof pre)
+        return MK_OK;
+    /* a full socket buffer, or an error: the buffered path waits or reports */
+    if (n < 0)
+        n = 0;
+    if (write_all(c, pre + n, sizeof pre - (size_t)n) != MK_OK)
         return MK_ERROR;
     return mqi_conn_flush(c);
 }
@@ -278,20 +302,29 @@ mqi_conn_send_preamble(mqi_conn *c)
 MkErrorE
 mqi_conn_recv_preamble(mqi_conn *c, MK_I64 timeout_ms)
 {
+    unsigned char pre[MQI_PREAMBLE_SIZE];
+    size_t have = 0;
     MK_I64 deadline = timeout_ms < 0 ? -1 : mqi_now_ms() + timeout_ms;
-    while (c->rbuf.len - c->rbuf.off < MQI_PREAMBLE_SIZE) {
+    while (have < sizeof pre) {
         MK_I64 left = deadline < 0 ? -1 : deadline - mqi_now_ms();
         if (deadline >= 0 && left <= 0) {
             mqi_conn_fail(c, MQ_ERR_TIMEOUT, "no handshake from the peer within %lld ms",
                           (long long)timeout_ms);
             return MK_ERROR;
         }
-        if (wait_fd(c->fd, POLLIN, left) > 0 && mqi_conn_fill(c) == MK_ERROR)
+        /* as in the loop: a read that waits, when its receive timeout ends
+         * before the deadline (one system call instead of poll + read) */
+        int flags = MSG_DONTWAIT;
+        if (c->rcvtimeo_ms > 0 && (left < 0 || left >= c->rcvtimeo_ms))
+            flags = 0;
+        else if (wait_fd(c->fd, POLLIN, left) <= 0)
+            continue;
+        size_t n = 0;
+        if (recv_into(c, pre + have, sizeof pre - have, flags, &n) == MK_ERROR)
             return MK_ERROR;
+        have += n;
     }
-    MkErrorE rc = mqi_preamble_decode(c->rbuf.p + c->rbuf.off, &c->swap, c->err);
-    c->rbuf.off += MQI_PREAMBLE_SIZE;
-    return rc;
+    return mqi_preamble_decode(pre, &c->swap, c->err);
 }
 
 MkErrorE

@@ -17,8 +17,11 @@ depth_stream(mqi_conn *c)
 {
     if (c->depth >= MQI_MAX_NEST)
         return NULL;
-    if (!c->rstack[c->depth])
+    if (!c->rstack[c->depth]) {
         c->rstack[c->depth] = MkBufferStreamCreate();
+        if (c->depth >= c->nrstack)
+            c->nrstack = c->depth + 1;
+    }
     return c->rstack[c->depth];
 }
 

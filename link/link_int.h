@@ -187,6 +187,7 @@ typedef struct mqi_conn {
     char *peer_id;      /* the peer's storage identity (receiver side) */
     uint32_t answers_since_lwm;
     MkBufferStreamC *rstack[MQI_MAX_NEST]; /* received bodies by dispatch depth */
+    int nrstack;                           /* rstack entries ever created */
     int depth;
 } mqi_conn;
 
