@@ -5,6 +5,6 @@ noinst_HEADERS += perfclient/perfclient.h perfclient/perflimit.h perfclient/cloc
 perfclient_perfclient_SOURCES = perfclient/perfclient.c perfclient/tests.c perfclient/create.c
 perfclient_perfclient_LDADD = link/libmqlink.la kernel/libmkkernel.la $(THREAD_LIBS)
 perfclient_perflimit_SOURCES = perfclient/perflimit.c perfclient/limit_io.c perfclient/limit_start.c \
-	perfclient/limit_sqlite.c
+	perfclient/limit_connect.c perfclient/limit_sqlite.c
 perfclient_perflimit_CFLAGS = $(AM_CFLAGS) $(SQLITE3_CFLAGS)
 perfclient_perflimit_LDADD = $(THREAD_LIBS) $(SQLITE3_LIBS)

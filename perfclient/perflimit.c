@@ -5,7 +5,7 @@
  *   perflimit [--transport pipe|uds|tcp] [--size N] [--size-empty N]
  *             [--batch N] [--num N] [--sec S] [--peer-cpu N] [--exec PROG]
  *             [--db FILE] [--sync full|normal]
- *             [--roundtrip --oneway --fork --spawn --thread --persist | --all]
+ *             [--roundtrip --oneway --fork --spawn --thread --persist --connect | --all]
  *   perflimit --free-port     print a TCP port the kernel picked, exit
  *   perflimit --features      print threads=yes|no, exit
  *
@@ -17,7 +17,10 @@
  *   limit-fork             fork + _exit + waitpid                  (PARENT, --fork)
  *   limit-spawn            fork + exec `PROG --version` + waitpid  (PARENT, pipe, --spawn)
  *   limit-thread           pthread create + join                   (PARENT, --thread)
- *   limit-persist          sqlite3 insert + commit, WAL, --sync    (PERSIST; needs --db) */
+ *   limit-persist          sqlite3 insert + commit, WAL, --sync    (PERSIST; needs --db)
+ *   limit-connect          connect + 16-byte handshake + close, served by a
+ *                          waiting process (the floor of a --thread parent; uds, tcp)
+ *   limit-connect-fork     the same, a child forked per connection (floor of --fork) */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -31,9 +34,9 @@
 
 #include "perflimit.h"
 
-enum { T_ROUNDTRIP, T_ONEWAY, T_FORK, T_SPAWN, T_THREAD, T_PERSIST, NTESTS };
-static const char *const test_names[NTESTS] = {"roundtrip", "oneway", "fork", "spawn", "thread",
-                                               "persist"};
+enum { T_ROUNDTRIP, T_ONEWAY, T_FORK, T_SPAWN, T_THREAD, T_PERSIST, T_CONNECT, NTESTS };
+static const char *const test_names[NTESTS] = {"roundtrip", "oneway", "fork",   "spawn",
+                                               "thread",    "persist", "connect"};
 
 int
 lim_more(const lim_opts *o, long n, double t0)
@@ -92,6 +95,14 @@ run(const lim_opts *o, int t)
             report("persist", lim_persist(o, &r), &r, extra);
         else
             printf("limit-persist na.\n");
+        break;
+    case T_CONNECT:
+        if (o->transport == LIM_PIPE) {
+            printf("limit-connect na.\nlimit-connect-fork na.\n");
+            break;
+        }
+        report("connect", lim_connect(o, 0, &r), &r, "");
+        report("connect-fork", lim_connect(o, 1, &r), &r, "");
         break;
     }
 }

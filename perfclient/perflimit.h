@@ -44,6 +44,9 @@ int lim_spawn(const lim_opts *o, lim_result *res);
 int lim_thread(const lim_opts *o, lim_result *res);
 /* limit_sqlite.c: insert + commit of one row per operation into o->db. */
 int lim_persist(const lim_opts *o, lim_result *res);
+/* limit_connect.c: connect + handshake + close on o->transport (uds, tcp),
+ * served in the accepting process or (fork_each) by a child per connection. */
+int lim_connect(const lim_opts *o, int fork_each, lim_result *res);
 /* A TCP port on 127.0.0.1 that is free now (the kernel's choice), or -1. */
 int lim_free_port(void);
 

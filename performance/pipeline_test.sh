@@ -56,11 +56,21 @@ nothing_left() {
     [ -z "$(ls -A "$TMP/tmp")" ] || { ls -lR "$TMP/tmp"; return 1; }
 }
 
-echo "1..5"
+echo "1..6"
 check "perfclient --all prints every test" client_lines
 check "performance.bash and results.bash run every C mode" suite
 check "every C column has a figure in every mode the build has" every_mode
 check "a limit file per mode, a .perf per C mode" \
     test "$(ls "$TMP/gen/$(gcc -dumpmachine)/check" | grep -c '\.perf$')" = 14
+# perflimit --connect: a floor line for each fork and thread mode the build has
+floor_lines() {
+    sed -n '/^ PARENT floor/,$p' "$TMP/gen/total_link.perf"
+    want="uds_fork tcp_fork"
+    [ "$THREADS" = yes ] && want="$want uds_thread tcp_thread"
+    for m in $want; do
+        sed -n '/^ PARENT floor/,$p' "$TMP/gen/total_link.perf" | grep -q "^ $m  *[0-9]" || return 1
+    done
+}
+check "the parent floor is measured for every fork and thread mode" floor_lines
 check "no server process or socket left behind" nothing_left
 [ $failed -eq 0 ]

@@ -159,6 +159,33 @@ function plot_script(t, ncol,    g, i) {
     close(g)
 }
 
+# Below the sections, where perflimit measured them: the floor of a parent
+# start (connect + handshake + close, no mqlink) against the PARENT limit,
+# and the C rows against that floor.
+function floors(t, S, ns,    i, m, ls, fl, lim, s, v, head) {
+    for (i = 1; i <= nmodes; i++) {
+        m = MODES[i]
+        if (m !~ /_(fork|thread)$/) continue
+        ls = limit_setup(t, m)
+        fl = value(t, ls, "limit", m, m ~ /_fork$/ ? "limit-connect-fork" : "limit-connect")
+        lim = value(t, ls, "limit", m, limit_test(5, m))
+        if (fl == "" || lim == "" || lim == 0) continue
+        if (!head++) {
+            printf " PARENT floor: perflimit --connect, connect + 16-byte handshake + close without mqlink\n"
+            printf " %-12s %9s %9s %11s", "mode", "limit", "floor", "floor/limit"
+            for (s = 1; s <= ns; s++) printf " %9s %9s", letter(S[s]) ": C", "C/floor"
+            printf "\n"
+        }
+        printf " %-12s %9.0f %9.0f %11.2f", m, lim, fl, fl / lim
+        for (s = 1; s <= ns; s++) {
+            v = value(t, S[s], "c", m, "parent")
+            printf " %9s %9s", v == "" ? "na." : sprintf("%.0f", v), v == "" ? "na." : sprintf("%.2f", v / fl)
+        }
+        printf "\n"
+    }
+    if (head) printf "\n\n"
+}
+
 END {
     if (ntargets == 0) { print "results.awk: no figures in the .perf files" > "/dev/stderr"; exit 1 }
     print "target,setup,mode,language,test,ops_per_sec,limit_ops_per_sec,fraction_of_limit,pin" > csv
@@ -169,6 +196,7 @@ END {
             csv_rows(t, MODES[i], S, ns)
             if (k == 1) ncol = plot_data(t, MODES[i], S, ns)
         }
+        floors(t, S, ns)
         if (k == 1) plot_script(t, ncol)
     }
     close(csv)

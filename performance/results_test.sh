@@ -32,7 +32,7 @@ every_section() { # every_section FILE MODES...: L, R and A rows complete
 }
 changed_lines() { [ "$(diff "$1" "$2" | grep -c '^>')" = "$3" ]; }
 
-echo "1..10"
+echo "1..12"
 fresh full; run full --no-png
 check "table of a complete run matches the recorded one" \
     diff -u "$DATA/expected_total_link.perf" "$TMP/full/total_link.perf"
@@ -55,6 +55,30 @@ check "only that row and the limit row of pipe change" \
     changed_lines "$DATA/expected_total_link.perf" "$TMP/missing/total_link.perf" 2
 check "a missing limit is taken from the other setup" \
     figures "$TMP/missing/total_link.perf" pipe "L: limit" 8
+
+# The floor lines: two connect figures of a real perflimit --connect run
+# (uds, 2026-11-23) added to the recorded limits of two modes.
+fresh floor
+R=$TMP/floor/x86_64-linux-gnu/perf-release
+echo "limit-connect-fork ops/s=11348 count=11360 sec=1.001" >>"$R/limit_uds_fork.perf"
+echo "limit-connect ops/s=100583 count=100592 sec=1.000" >>"$R/limit_uds_thread.perf"
+run floor --no-png
+# floor_line MODE LIMIT-TEST FLOOR: the line of MODE has the limit, the floor
+# and floor/limit as results.awk must compute them from the recorded figures
+floor_line() {
+    lim=$(sed -n "s/^$2 ops\/s=\([0-9]*\).*/\1/p" "$R/limit_$1.perf")
+    want=$(awk -v m="$1" -v l="$lim" -v f="$3" 'BEGIN { printf " %-12s %9.0f %9.0f %11.2f", m, l, f, f / l }')
+    got=$(grep "^ $1 " "$TMP/floor/total_link.perf")
+    echo "want: $want"; echo "got:  $got"
+    case $got in "$want"*) true ;; *) false ;; esac
+}
+floors_right() {
+    floor_line uds_fork limit-fork 11348 && floor_line uds_thread limit-thread 100583 &&
+        [ "$(sed -n '/^ PARENT floor/,$p' "$TMP/floor/total_link.perf" | grep -c '^ [a-z]*_[a-z]* ')" = 2 ]
+}
+check "floor lines where the connect floor was measured, ratio to the PARENT limit" floors_right
+check "the table above the floor lines is unchanged" \
+    changed_lines "$DATA/expected_total_link.perf" "$TMP/floor/total_link.perf" 6
 
 fresh png
 if command -v gnuplot >/dev/null 2>&1; then

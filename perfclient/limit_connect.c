@@ -1,0 +1,194 @@
+/* limit_connect.c — the floor of a parent start on a socket transport, with
+ * no mqlink: connect, a 16-byte handshake each way, the server closing first
+ * (as the link ends its links), and nothing else.  The server either
+ * answers each connection itself, as a --thread server's waiting pool
+ * thread does (limit-connect), or forks a child for each, as --fork does
+ * (limit-connect-fork).  What any library pays on this machine for a new
+ * connection, before its own work: set beside limit-thread and limit-fork
+ * it tells how much of those a parent can reach at all. */
+#define _GNU_SOURCE
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "perflimit.h"
+
+#define HANDSHAKE 16
+
+typedef struct lim_addr {
+    int family;
+    socklen_t len;
+    union {
+        struct sockaddr sa;
+        struct sockaddr_un un;
+        struct sockaddr_in in;
+    } u;
+} lim_addr;
+
+/* A listening socket on a fresh address of the transport. */
+static int
+listen_on(lim_transport t, lim_addr *a)
+{
+    memset(a, 0, sizeof *a);
+    if (t == LIM_UDS) {
+        a->family = a->u.un.sun_family = AF_UNIX;
+        const char *dir = getenv("TMPDIR");
+        snprintf(a->u.un.sun_path, sizeof a->u.un.sun_path, "%s/perflimit-%d.conn",
+                 dir && *dir ? dir : "/tmp", (int)getpid());
+        unlink(a->u.un.sun_path);
+        a->len = sizeof a->u.un;
+    } else {
+        a->family = a->u.in.sin_family = AF_INET;
+        a->u.in.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        a->len = sizeof a->u.in;
+    }
+    int fd = socket(a->family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0 || bind(fd, &a->u.sa, a->len) != 0 || listen(fd, 128) != 0 ||
+        getsockname(fd, &a->u.sa, &a->len) != 0) {
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+static int
+read_full(int fd, char *buf, size_t n)
+{
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = read(fd, buf + got, n - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return -1;
+        got += (size_t)r;
+    }
+    return 0;
+}
+
+/* The server's part: handshake in, handshake out, close first. */
+static void
+serve(int fd, int tcp)
+{
+    char buf[HANDSHAKE];
+    int one = 1;
+    if (tcp)
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (read_full(fd, buf, sizeof buf) == 0)
+        (void)!write(fd, buf, sizeof buf);
+    close(fd);
+}
+
+static volatile sig_atomic_t stop;
+
+static void
+on_term(int sig)
+{
+    stop = sig;
+}
+
+/* The peer process: accepts until SIGTERM, then waits for its children, so
+ * that none is left behind (an orphan nobody reaps stays a zombie). */
+static void
+listener(int lfd, int tcp, int fork_each)
+{
+    struct sigaction sa = {.sa_handler = on_term}; /* no SA_RESTART: accept ends */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, NULL);
+    while (!stop) {
+        int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+        if (fd < 0)
+            continue;
+        if (!fork_each) {
+            serve(fd, tcp);
+            continue;
+        }
+        pid_t pid = fork();
+        if (pid == 0) {
+            close(lfd);
+            serve(fd, tcp);
+            _exit(0);
+        }
+        close(fd);
+        while (waitpid(-1, NULL, WNOHANG) > 0)
+            ;
+    }
+    while (wait(NULL) > 0 || errno == EINTR)
+        ;
+}
+
+/* The client's part: connect, handshake out and in, the server's close. */
+static int
+one_connection(const lim_addr *a, int tcp)
+{
+    char buf[HANDSHAKE] = "perflimit-hello";
+    int one = 1, fd = socket(a->family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    int rc = connect(fd, &a->u.sa, a->len);
+    if (rc == 0 && tcp)
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (rc == 0)
+        rc = write(fd, buf, sizeof buf) == (ssize_t)sizeof buf ? 0 : -1;
+    if (rc == 0)
+        rc = read_full(fd, buf, sizeof buf);
+    if (rc == 0 && read(fd, buf, 1) != 0) {
+        errno = EPROTO;
+        rc = -1; /* the server's close must come next */
+    }
+    close(fd);
+    return rc;
+}
+
+int
+lim_connect(const lim_opts *o, int fork_each, lim_result *res)
+{
+    lim_addr a;
+    int tcp = o->transport == LIM_TCP;
+    if (o->transport == LIM_PIPE) {
+        errno = ENOTSUP;
+        return -1;
+    }
+    int lfd = listen_on(o->transport, &a);
+    if (lfd < 0)
+        return -1;
+    /* a SIGTERM before the peer's handler is in place ends it at once, and
+     * then it has no children yet */
+    pid_t peer = fork();
+    if (peer == 0) {
+        lim_pin(o->peer_cpu);
+        listener(lfd, tcp, fork_each);
+        _exit(0);
+    }
+    close(lfd);
+    int rc = peer < 0 ? -1 : 0;
+    long n = 0;
+    double t0 = perf_now();
+    for (; rc == 0 && lim_more(o, n, t0); n++)
+        rc = one_connection(&a, tcp);
+    res->count = n;
+    res->sec = perf_now() - t0;
+    int e = errno;
+    if (peer > 0) {
+        kill(peer, SIGTERM);
+        while (waitpid(peer, NULL, 0) < 0 && errno == EINTR)
+            ;
+    }
+    if (a.family == AF_UNIX)
+        unlink(a.u.un.sun_path);
+    errno = e;
+    return rc;
+}
