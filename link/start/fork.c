@@ -6,15 +6,31 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "start.h"
 
+/* stdout and stderr, where they hold output.  Looking costs nothing;
+ * fflush(NULL) would lock every stream, and in a forked instance each lock
+ * written is a page copied.  Streams a service opens itself are its own to
+ * close. */
+static void
+flush_std(void)
+{
+    if (__fpending(stdout))
+        fflush(stdout);
+    if (__fpending(stderr))
+        fflush(stderr);
+}
+
 MkErrorE
 mqi_start_fork(MqContextC *tmpl, int listen_fd, int fd)
 {
+    /* what the listener buffered leaves now, or both copies would write it */
+    flush_std();
     pid_t pid = fork();
     if (pid < 0) {
         int e = errno;
@@ -33,6 +49,6 @@ mqi_start_fork(MqContextC *tmpl, int listen_fd, int fd)
     mqi_instance_serve(tmpl, fd);
     /* The exit handlers and library destructors belong to the listener; in
      * this copy they would only touch (copy) its pages. */
-    fflush(NULL);
+    flush_std();
     _exit(0);
 }
