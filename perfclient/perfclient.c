@@ -1,11 +1,13 @@
 /* perfclient.c — the client of the performance suite: options, the timed
  * loop and one output line per test.
  *
- *   perfclient [TESTS] [SIZE] [--wrk N] [--window N] [--server-cpu N] LINK-ARGS
+ *   perfclient [TESTS] [SIZE] [--runs N] [--wrk N] [--window N] [--server-cpu N] LINK-ARGS
  *   TESTS  --send-nothing --send --send-and-wait --send-and-callback
  *          --send-persistent --parent --child --bus --bfl, or --all
- *   SIZE   --num N (most operations per test) and/or --sec S (most seconds
- *          per test); neither: --sec 1
+ *   SIZE   --num N (most operations per run) and/or --sec S (most seconds
+ *          per run); neither: --sec 1.  --runs N (default 1): each test
+ *          runs N times and reports its median run (a moment of load on a
+ *          shared machine moves one run, not the median)
  *   LINK-ARGS  everything else, given to MqLinkCreate unchanged:
  *          `@ perfserver ...` (pipe), `--uds --file PATH`, `--tcp --port P`
  *   --sizes  print the encoded message sizes (for perflimit) and exit
@@ -14,6 +16,7 @@
  *
  * Output, one line per test, made for performance.bash:
  *   send-nothing ops/s=512345 count=512345 sec=1.000
+ *   send-nothing ops/s=512345 count=204938 sec=0.400 runs=3 min=498121 max=515002
  *   send-and-wait error: TEXT      (the test failed; exit status 1) */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -74,7 +77,7 @@ usage(const char *why)
     fprintf(stderr, "perfclient: %s\n"
             "usage: perfclient [--all | --send-nothing --send --send-and-wait --send-and-callback\n"
             "         --send-persistent --parent --child --bus --bfl] [--num N] [--sec S]\n"
-            "         [--wrk N] [--window N] [--server-cpu N] [--sizes] LINK-ARGS\n", why);
+            "         [--runs N] [--wrk N] [--window N] [--server-cpu N] [--sizes] LINK-ARGS\n", why);
     return 2;
 }
 
@@ -98,12 +101,13 @@ number(const char *s, double min, double *out)
 
 /* The numeric options: name, smallest value, and where the value goes
  * (-1: not given). */
-enum { OPT_NUM, OPT_SEC, OPT_WRK, OPT_WINDOW, OPT_CPU, NOPTS };
+enum { OPT_NUM, OPT_SEC, OPT_WRK, OPT_WINDOW, OPT_CPU, OPT_RUNS, NOPTS };
 static const struct {
     const char *name;
     double min;
 } numeric[NOPTS] = {
-    {"--num", 1}, {"--sec", 0.001}, {"--wrk", 1}, {"--window", 1}, {"--server-cpu", 0},
+    {"--num", 1},       {"--sec", 0.001},       {"--wrk", 1},
+    {"--window", 1},    {"--server-cpu", 0},    {"--runs", 1},
 };
 
 static int
@@ -123,6 +127,9 @@ apply(perf_client *pc, const double *v)
     pc->wrk = v[OPT_WRK] > 0 ? (int)v[OPT_WRK] : 5;
     pc->window = v[OPT_WINDOW] > 0 ? (int)v[OPT_WINDOW] : 1000;
     pc->server_cpu = (int)v[OPT_CPU];
+    pc->runs = v[OPT_RUNS] > 0 ? (int)v[OPT_RUNS] : 1;
+    if (pc->runs > PERF_MAX_RUNS)
+        pc->runs = PERF_MAX_RUNS;
 }
 
 /* Take perfclient's options out of argv, leaving the link's arguments (after
@@ -130,7 +137,7 @@ apply(perf_client *pc, const double *v)
 static int
 parse(perf_client *pc, int *selected, int argc, const char **argv, int *sizes)
 {
-    double v[NOPTS] = {-1, -1, -1, -1, -1};
+    double v[NOPTS] = {-1, -1, -1, -1, -1, -1};
     int out = 1, i = 1, t, n;
     for (; i < argc && strcmp(argv[i], "@") != 0; i++) {
         const char *o = argv[i];
@@ -159,23 +166,42 @@ parse(perf_client *pc, int *selected, int argc, const char **argv, int *sizes)
     return 0;
 }
 
-/* Run one test and print its line; returns 0 on success. */
+static double
+rate(const perf_result *r)
+{
+    return r->sec > 0 ? (double)r->count / r->sec : 0.0;
+}
+
+static int
+by_rate(const void *a, const void *b)
+{
+    double x = rate(a), y = rate(b);
+    return (x > y) - (x < y);
+}
+
+/* Run one test pc->runs times and print its median run; 0 on success. */
 static int
 run_test(perf_client *pc, const struct perf_test *t)
 {
-    perf_result res = {0};
+    perf_result res[PERF_MAX_RUNS] = {{0}};
     if (!t->fn) {
         printf("%s na.\n", t->name);
         return 0;
     }
-    if (t->fn(pc, &res) != MK_OK) {
-        printf("%s error: %s\n", t->name, MqErrorGetText(pc->ctx));
-        fprintf(stderr, "perfclient: %s: %s\n", t->name, MqErrorGetText(pc->ctx));
-        MqErrorReset(pc->ctx);
-        return 1;
+    for (int i = 0; i < pc->runs; i++) {
+        if (t->fn(pc, &res[i]) != MK_OK) {
+            printf("%s error: %s\n", t->name, MqErrorGetText(pc->ctx));
+            fprintf(stderr, "perfclient: %s: %s\n", t->name, MqErrorGetText(pc->ctx));
+            MqErrorReset(pc->ctx);
+            return 1;
+        }
     }
-    printf("%s ops/s=%.0f count=%ld sec=%.3f\n", t->name,
-           res.sec > 0 ? (double)res.count / res.sec : 0.0, res.count, res.sec);
+    qsort(res, (size_t)pc->runs, sizeof *res, by_rate);
+    const perf_result *mid = &res[pc->runs / 2];
+    printf("%s ops/s=%.0f count=%ld sec=%.3f", t->name, rate(mid), mid->count, mid->sec);
+    if (pc->runs > 1)
+        printf(" runs=%d min=%.0f max=%.0f", pc->runs, rate(&res[0]), rate(&res[pc->runs - 1]));
+    printf("\n");
     return 0;
 }
 

@@ -19,7 +19,11 @@ typedef struct perf_client {
     long outstanding;       /* callbacks not yet run */
     long failed_cb;         /* callbacks that saw an error */
     const char *storage;    /* --storage FILE: the persistent test's storage */
+    int runs;               /* --runs: runs per test, the median reported */
 } perf_client;
+
+/* --runs beyond this are taken as this many. */
+#define PERF_MAX_RUNS 15
 
 /* One measured figure: count operations done in sec seconds. */
 typedef struct perf_result {

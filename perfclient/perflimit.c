@@ -3,11 +3,14 @@
  * link uses, with messages of the link's sizes.
  *
  *   perflimit [--transport pipe|uds|tcp] [--size N] [--size-empty N]
- *             [--batch N] [--num N] [--sec S] [--peer-cpu N] [--exec PROG]
+ *             [--batch N] [--num N] [--sec S] [--runs N] [--peer-cpu N] [--exec PROG]
  *             [--db FILE] [--sync full|normal]
  *             [--roundtrip --oneway --fork --spawn --thread --persist --connect | --all]
  *   perflimit --free-port     print a TCP port the kernel picked, exit
  *   perflimit --features      print threads=yes|no, exit
+ *
+ * --runs N: every figure measured N times, the median run reported with
+ * runs=N min=X max=Y (as perfclient --runs).
  *
  * Output lines (same shape as perfclient's):
  *   limit-roundtrip        write+read ping-pong of --size bytes   (WAIT, CALLBACK)
@@ -46,45 +49,111 @@ lim_more(const lim_opts *o, long n, double t0)
     return n % 16 != 0 || perf_now() - t0 < o->sec;
 }
 
-static void
-report(const char *name, int rc, const lim_result *r, const char *extra)
+static double
+rate(const lim_result *r)
 {
-    if (rc != 0) {
-        printf("limit-%s error: %s\n", name, strerror(errno));
-        return;
+    return r->sec > 0 ? (double)r->count / r->sec : 0.0;
+}
+
+static int
+by_rate(const void *a, const void *b)
+{
+    double x = rate(a), y = rate(b);
+    return (x > y) - (x < y);
+}
+
+/* Every measurement in one shape: variant picks among a test's figures. */
+typedef int (*lim_fn)(const lim_opts *o, int variant, lim_result *res);
+
+static int
+m_roundtrip(const lim_opts *o, int v, lim_result *r)
+{
+    return lim_roundtrip(o, r);
+}
+
+static int
+m_oneway(const lim_opts *o, int v, lim_result *r)
+{
+    return lim_oneway(o, v == 1 ? o->size_empty : o->size, v == 2 ? o->batch : 0, r);
+}
+
+static int
+m_fork(const lim_opts *o, int v, lim_result *r)
+{
+    return lim_fork(o, r);
+}
+
+static int
+m_spawn(const lim_opts *o, int v, lim_result *r)
+{
+    return lim_spawn(o, r);
+}
+
+static int
+m_thread(const lim_opts *o, int v, lim_result *r)
+{
+    return lim_thread(o, r);
+}
+
+static int
+m_persist(const lim_opts *o, int v, lim_result *r)
+{
+    return lim_persist(o, r);
+}
+
+static int
+m_connect(const lim_opts *o, int v, lim_result *r)
+{
+    return lim_connect(o, v, r);
+}
+
+/* Measure o->runs times and print the median run as limit-NAME. */
+static void
+measure(const lim_opts *o, const char *name, lim_fn fn, int variant, const char *extra)
+{
+    lim_result r[LIM_MAX_RUNS] = {{0}};
+    for (int i = 0; i < o->runs; i++) {
+        if (fn(o, variant, &r[i]) != 0) {
+            printf("limit-%s error: %s\n", name, strerror(errno));
+            return;
+        }
     }
-    printf("limit-%s ops/s=%.0f count=%ld sec=%.3f%s\n", name,
-           r->sec > 0 ? (double)r->count / r->sec : 0.0, r->count, r->sec, extra);
+    qsort(r, (size_t)o->runs, sizeof *r, by_rate);
+    const lim_result *mid = &r[o->runs / 2];
+    printf("limit-%s ops/s=%.0f count=%ld sec=%.3f%s", name, rate(mid), mid->count, mid->sec,
+           extra);
+    if (o->runs > 1)
+        printf(" runs=%d min=%.0f max=%.0f", o->runs, rate(&r[0]), rate(&r[o->runs - 1]));
+    printf("\n");
 }
 
 static void
 run(const lim_opts *o, int t)
 {
-    lim_result r = {0};
     char extra[512];
     switch (t) {
     case T_ROUNDTRIP:
         snprintf(extra, sizeof extra, " size=%zu", o->size);
-        report("roundtrip", lim_roundtrip(o, &r), &r, extra);
+        measure(o, "roundtrip", m_roundtrip, 0, extra);
         break;
     case T_ONEWAY:
         snprintf(extra, sizeof extra, " size=%zu", o->size);
-        report("oneway", lim_oneway(o, o->size, 0, &r), &r, extra);
+        measure(o, "oneway", m_oneway, 0, extra);
         snprintf(extra, sizeof extra, " size=%zu", o->size_empty);
-        report("oneway-empty", lim_oneway(o, o->size_empty, 0, &r), &r, extra);
+        measure(o, "oneway-empty", m_oneway, 1, extra);
         snprintf(extra, sizeof extra, " size=%zu batch=%zu", o->size, o->batch);
-        report("oneway-batched", lim_oneway(o, o->size, o->batch, &r), &r, extra);
+        measure(o, "oneway-batched", m_oneway, 2, extra);
         break;
     case T_FORK:
-        report("fork", lim_fork(o, &r), &r, "");
+        measure(o, "fork", m_fork, 0, "");
         break;
     case T_SPAWN:
         snprintf(extra, sizeof extra, " exec=%s", o->exec);
-        report("spawn", lim_spawn(o, &r), &r, extra);
+        measure(o, "spawn", m_spawn, 0, extra);
         break;
     case T_THREAD:
 #ifdef MQ_HAVE_THREADS
-        report("thread", lim_thread(o, &r), &r, "");
+        measure(o, "thread", m_thread, 0, "");
 #else
         printf("limit-thread na.\n");
 #endif
@@ -92,7 +161,7 @@ run(const lim_opts *o, int t)
     case T_PERSIST:
         snprintf(extra, sizeof extra, " sync=%s", o->sync_full ? "full" : "normal");
         if (o->db)
-            report("persist", lim_persist(o, &r), &r, extra);
+            measure(o, "persist", m_persist, 0, extra);
         else
             printf("limit-persist na.\n");
         break;
@@ -101,8 +170,8 @@ run(const lim_opts *o, int t)
             printf("limit-connect na.\nlimit-connect-fork na.\n");
             break;
         }
-        report("connect", lim_connect(o, 0, &r), &r, "");
-        report("connect-fork", lim_connect(o, 1, &r), &r, "");
+        measure(o, "connect", m_connect, 0, "");
+        measure(o, "connect-fork", m_connect, 1, "");
         break;
     }
 }
@@ -166,6 +235,8 @@ set_value(lim_opts *o, const char *opt, const char *val)
         o->sec = v;
     else if (strcmp(opt, "--peer-cpu") == 0)
         o->peer_cpu = (int)v;
+    else if (strcmp(opt, "--runs") == 0 && v >= 1)
+        o->runs = v > LIM_MAX_RUNS ? LIM_MAX_RUNS : (int)v;
     else
         return -1;
     return 0;
@@ -184,7 +255,7 @@ int
 main(int argc, char **argv)
 {
     lim_opts o = {.transport = LIM_PIPE, .sync_full = 1, .size = 64, .size_empty = 32, .batch = 65536,
-                  .num = -1, .sec = -1, .peer_cpu = -1, .exec = "/bin/true"};
+                  .num = -1, .sec = -1, .runs = 1, .peer_cpu = -1, .exec = "/bin/true"};
     int selected[NTESTS] = {0}, any = 0, t, rc;
     for (int i = 1; i < argc; i++) {
         if ((rc = early(argv[i])) >= 0)

@@ -21,7 +21,11 @@ typedef struct lim_opts {
     const char *exec;   /* program run as `PROG --version` for the spawn limit */
     const char *db;     /* scratch sqlite3 file for the persist limit (NULL: na.) */
     int sync_full;      /* --sync full (1, default) or normal (0) */
+    int runs;           /* --runs: measurements per figure, the median printed */
 } lim_opts;
+
+/* --runs beyond this are taken as this many. */
+#define LIM_MAX_RUNS 15
 
 /* One measured figure. */
 typedef struct lim_result {
