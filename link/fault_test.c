@@ -377,7 +377,40 @@ other_byte_order(void)
     close(fd);
 }
 
+/* The handshake is read exactly: a preamble that comes in pieces, the
+ * last piece written together with the first call, still gets that call
+ * answered (nothing past the preamble is lost). */
+static void
+preamble_in_pieces(void)
+{
+    if (start_server() != 0)
+        return;
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    unsigned char out[16 + 32 + 5] = {'M', 'Q', 'L', 'K', 1, 'L'}, answer[16], r[32 + 5];
+    uint32_t v = 4242;
+    header(out + 16, 1, "ECHO", 1, 5);
+    out[48] = MK_TYPE_I32;
+    memcpy(out + 49, &v, 4);
+    strcpy(a.sun_path, sock);
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    MQT_CHECK(connect(fd, (struct sockaddr *)&a, sizeof a) == 0);
+    MQT_CHECK(write(fd, out, 1) == 1);
+    usleep(50000);
+    MQT_CHECK(write(fd, out + 1, 7) == 7);
+    usleep(50000);
+    MQT_CHECK(write(fd, out + 8, sizeof out - 8) == (ssize_t)(sizeof out - 8));
+    MQT_CHECK(recv(fd, answer, 16, MSG_WAITALL) == 16 && !memcmp(answer, "MQLK", 4));
+    MQT_CHECK(recv(fd, r, sizeof r, MSG_WAITALL) == (ssize_t)sizeof r);
+    uint32_t got = 0;
+    memcpy(&got, r + 33, 4);
+    MQT_CHECK_MSG(r[3] == 4 && r[32] == MK_TYPE_I32 && got == v, "kind %d item %d value %u", r[3],
+                  r[32], got);
+    close(fd);
+    check_serves();
+}
+
 static const mqt_case cases[] = {
+    {"preamble in pieces, then a call in the same write", preamble_in_pieces},
     {"peer of the other byte order", other_byte_order},
     {"malformed frames close the link", each_malformed_frame},
     {"random garbage, bounded memory", garbage_and_memory},

@@ -144,8 +144,9 @@ typedef struct mqi_pend_table {
 } mqi_pend_table;
 
 MkErrorE mqi_pend_add(mqi_pend_table *t, mqi_pending *p);
-/* A callback record from the connection's free list (or malloc), zeroed;
- * and back to it: a call with callback allocates nothing in steady state. */
+/* A callback record from the connection's free list (or malloc), its
+ * fields left for the caller to set, every one; and back to it: a call with
+ * callback allocates nothing in steady state. */
 mqi_pending *mqi_pend_alloc(struct mqi_conn *c);
 void mqi_pend_release(struct mqi_conn *c, mqi_pending *p);
 mqi_pending *mqi_pend_take(mqi_pend_table *t, uint64_t trans);

@@ -2,7 +2,6 @@
  * Open addressing with linear probing; answers usually come in order, so
  * the table stays small and probes short. */
 #include <stdlib.h>
-#include <string.h>
 
 #include "link_int.h"
 
@@ -99,7 +98,6 @@ mqi_pend_alloc(mqi_conn *c)
     } else if (!(p = malloc(sizeof *p))) {
         return NULL;
     }
-    memset(p, 0, sizeof *p);
     return p;
 }
 
