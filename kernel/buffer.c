@@ -19,7 +19,11 @@ mki_grow(void *p, size_t *cap, size_t need, size_t elem)
         return p;
     if (elem == 0 || need > SIZE_MAX / elem)
         return NULL;
-    size_t n = *cap >= 64 ? *cap : 64;
+    /* at least 256 bytes: few reallocs for small items, and a table of large
+     * ones (a context's services) stays small enough for the allocator's
+     * per-thread cache */
+    size_t min = elem < 256 ? 256 / elem : 1;
+    size_t n = *cap >= min ? *cap : min;
     while (n < need)
         n = n > SIZE_MAX / 2 ? need : n * 2;
     /* Doubling may overshoot what fits in size_t bytes; need itself fits. */

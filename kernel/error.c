@@ -43,6 +43,13 @@ MkErrorDelete(MkErrorC *err)
     free(err);
 }
 
+void
+mki_error_release(MkErrorC *err)
+{
+    free(err->text);
+    memset(err, 0, sizeof *err);
+}
+
 /* Make room for need bytes (NUL included), never past TEXT_MAX; on ENOMEM
  * the text is truncated to what already fits. */
 static size_t

@@ -58,6 +58,10 @@ struct MkErrorC {
     size_t cap;
 };
 
+/* Release the text of an error embedded in another struct (zeroed
+ * storage is an empty error: nothing to initialise). */
+void mki_error_release(MkErrorC *err);
+
 /* Initialise / release a stream embedded in another struct. */
 void mki_stream_init(MkBufferStreamC *bus);
 void mki_stream_free(MkBufferStreamC *bus);
@@ -80,7 +84,8 @@ void mki_buffer_free(MkBufferC *buf);
 /* Point buf at borrowed STR/BIN bytes (no copy). */
 void mki_buffer_borrow(MkBufferC *buf, MkTypeE type, const char *data, size_t size);
 
-/* Grow-or-fail helper: realloc to at least need bytes, doubling. */
+/* Grow-or-fail helper: realloc to room for at least need items of elem
+ * bytes, doubling from 256 bytes' worth. */
 void *mki_grow(void *p, size_t *cap, size_t need, size_t elem);
 
 /* Byte swapping. */

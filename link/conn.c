@@ -24,7 +24,7 @@ mqi_conn_create(int fd, const mqi_config *cfg, int is_server)
         return NULL;
     c->fd = fd;
     c->is_server = is_server;
-    c->err = MkErrorCreate();
+    c->err = &c->err_store;
     c->flush_at = cfg->buffersize;
     c->max_frame = cfg->max_frame;
     c->timeout_ms = cfg->timeout_ms;
@@ -96,7 +96,7 @@ mqi_conn_free(mqi_conn *c)
     free(c->wbuf.p);
     free(c->ctx);
     free(c->peer_id);
-    MkErrorDelete(c->err);
+    mki_error_release(c->err);
     free(c);
 }
 

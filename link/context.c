@@ -15,11 +15,9 @@ MqContextCreate(void)
     if (!ctx)
         return NULL;
     mqi_config_init(&ctx->cfg);
-    ctx->err = MkErrorCreate();
+    ctx->err = &ctx->err_store;
     ctx->ret = MkBufferStreamCreate();
-    if (!ctx->err || !ctx->ret) {
-        MkErrorDelete(ctx->err);
-        MkBufferStreamDelete(ctx->ret);
+    if (!ctx->ret) {
         free(ctx);
         return NULL;
     }
@@ -60,7 +58,7 @@ MqContextDelete(MqContextC *ctx)
     mki_stream_free(&ctx->send);
     MkBufferStreamDelete(ctx->ret);
     mqi_config_free(&ctx->cfg);
-    MkErrorDelete(ctx->err);
+    mki_error_release(ctx->err);
     MkErrorDelete(ctx->async_err);
     free(ctx->spawn_cmd);
     free(ctx);

@@ -168,7 +168,8 @@ typedef struct mqi_conn {
     int is_server;
     pid_t pid;          /* pipe server started by us, reaped on close */
     int await_close;    /* client sent _CLS: the server closes first (tcp.c) */
-    MkErrorC *err;      /* why the connection ended */
+    MkErrorC *err;      /* why the connection ended: points at err_store */
+    MkErrorC err_store;
     mqi_bytes rbuf;
     int rbuf_filled;    /* the last read filled the read buffer */
     mqi_bytes wbuf;
@@ -234,6 +235,7 @@ struct MqContextC {
     int lib_owned;            /* a server instance the library deletes */
     int is_server;
     MkErrorC *err;
+    MkErrorC err_store;  /* what err points at: no allocation per context */
     MkErrorC *async_err;      /* error of a one-way call, for the next loop turn */
     MkBufferStreamC send;     /* message being built */
     MkBufferStreamC *ret;     /* answer of the last SendEND_AND_WAIT (swapped in) */
