@@ -314,11 +314,15 @@ mqi_conn_recv_preamble(mqi_conn *c, MK_I64 timeout_ms)
         }
         /* as in the loop: a read that waits, when its receive timeout ends
          * before the deadline (one system call instead of poll + read) */
-        int flags = MSG_DONTWAIT;
+        int flags = MSG_DONTWAIT, ev = 0;
         if (c->rcvtimeo_ms > 0 && (left < 0 || left >= c->rcvtimeo_ms))
             flags = 0;
-        else if (wait_fd(c->fd, POLLIN, left) <= 0)
+        else if ((ev = wait_fd(c->fd, POLLIN, left)) == 0)
             continue;
+        if (ev < 0) {
+            mqi_conn_fail(c, MQ_ERR_LINK, "waiting for the handshake failed: %s", strerror(errno));
+            return MK_ERROR;
+        }
         size_t n = 0;
         if (recv_into(c, pre + have, sizeof pre - have, flags, &n) == MK_ERROR)
             return MK_ERROR;
