@@ -64,21 +64,6 @@ listen_on(lim_transport t, lim_addr *a)
     return fd;
 }
 
-static int
-read_full(int fd, char *buf, size_t n)
-{
-    size_t got = 0;
-    while (got < n) {
-        ssize_t r = read(fd, buf + got, n - got);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return -1;
-        got += (size_t)r;
-    }
-    return 0;
-}
-
 /* The server's part: handshake in, handshake out, close first. */
 static void
 serve(int fd, int tcp)
@@ -87,8 +72,8 @@ serve(int fd, int tcp)
     int one = 1;
     if (tcp)
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    if (read_full(fd, buf, sizeof buf) == 0)
-        (void)!write(fd, buf, sizeof buf);
+    if (lim_read_full(fd, buf, sizeof buf) == 0)
+        (void)lim_write_full(fd, buf, sizeof buf);
     close(fd);
 }
 
@@ -142,9 +127,9 @@ one_connection(const lim_addr *a, int tcp)
     if (rc == 0 && tcp)
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     if (rc == 0)
-        rc = write(fd, buf, sizeof buf) == (ssize_t)sizeof buf ? 0 : -1;
+        rc = lim_write_full(fd, buf, sizeof buf);
     if (rc == 0)
-        rc = read_full(fd, buf, sizeof buf);
+        rc = lim_read_full(fd, buf, sizeof buf);
     if (rc == 0 && read(fd, buf, 1) != 0) {
         errno = EPROTO;
         rc = -1; /* the server's close must come next */
@@ -153,8 +138,8 @@ one_connection(const lim_addr *a, int tcp)
     return rc;
 }
 
-int
-lim_connect(const lim_opts *o, int fork_each, lim_result *res)
+static int
+connect_limit(const lim_opts *o, int fork_each, lim_result *res)
 {
     lim_addr a;
     int tcp = o->transport == LIM_TCP;
@@ -191,4 +176,16 @@ lim_connect(const lim_opts *o, int fork_each, lim_result *res)
         unlink(a.u.un.sun_path);
     errno = e;
     return rc;
+}
+
+int
+lim_connect(const lim_opts *o, lim_result *res)
+{
+    return connect_limit(o, 0, res);
+}
+
+int
+lim_connect_fork(const lim_opts *o, lim_result *res)
+{
+    return connect_limit(o, 1, res);
 }

@@ -84,8 +84,8 @@ make_pair(lim_transport t, int fd[2])
     return -1;
 }
 
-static int
-read_full(int fd, char *buf, size_t size)
+int
+lim_read_full(int fd, char *buf, size_t size)
 {
     while (size > 0) {
         ssize_t n = read(fd, buf, size);
@@ -99,8 +99,8 @@ read_full(int fd, char *buf, size_t size)
     return 0;
 }
 
-static int
-write_full(int fd, const char *buf, size_t size)
+int
+lim_write_full(int fd, const char *buf, size_t size)
 {
     while (size > 0) {
         ssize_t n = write(fd, buf, size);
@@ -120,7 +120,7 @@ static void
 peer_echo(int fd, size_t size)
 {
     static char buf[LIM_MAX_MSG];
-    while (read_full(fd, buf, size) == 0 && write_full(fd, buf, size) == 0)
+    while (lim_read_full(fd, buf, size) == 0 && lim_write_full(fd, buf, size) == 0)
         ;
 }
 
@@ -130,7 +130,7 @@ peer_sink(int fd)
     static char buf[LIM_MAX_MSG];
     while (read(fd, buf, sizeof buf) > 0)
         ;
-    write_full(fd, "k", 1);
+    lim_write_full(fd, "k", 1);
 }
 
 /* Fork the peer on fd[1]; the caller keeps fd[0]. */
@@ -172,20 +172,20 @@ lim_roundtrip(const lim_opts *o, lim_result *res)
     long n = 0;
     double t0 = perf_now();
     for (; rc == 0 && lim_more(o, n, t0); n++)
-        rc = write_full(fd[0], buf, size) == 0 ? read_full(fd[0], buf, size) : -1;
+        rc = lim_write_full(fd[0], buf, size) == 0 ? lim_read_full(fd[0], buf, size) : -1;
     res->count = n;
     res->sec = perf_now() - t0;
     return finish(fd[0], pid, rc);
 }
 
-/* Write messages of size bytes, per = messages in each write(); the time
- * ends when the peer has read them all. */
+/* Write messages of o->size bytes, per = messages in each write() (o->batch
+ * bytes' worth, or one); the time ends when the peer has read them all. */
 int
-lim_oneway(const lim_opts *o, size_t size, size_t batch, lim_result *res)
+lim_oneway(const lim_opts *o, lim_result *res)
 {
     static char buf[LIM_MAX_MSG];
     int fd[2], rc = 0;
-    size = size < sizeof buf ? size : sizeof buf;
+    size_t size = o->size < sizeof buf ? o->size : sizeof buf, batch = o->batch;
     size_t per = batch > size ? (batch < sizeof buf ? batch : sizeof buf) / size : 1;
     if (make_pair(o->transport, fd) != 0)
         return -1;
@@ -193,10 +193,10 @@ lim_oneway(const lim_opts *o, size_t size, size_t batch, lim_result *res)
     long n = 0;
     double t0 = perf_now();
     for (; rc == 0 && lim_more(o, n, t0); n += (long)per)
-        rc = write_full(fd[0], buf, size * per);
+        rc = lim_write_full(fd[0], buf, size * per);
     shutdown(fd[0], SHUT_WR);
     if (rc == 0)
-        rc = read_full(fd[0], buf, 1);
+        rc = lim_read_full(fd[0], buf, 1);
     res->count = n;
     res->sec = perf_now() - t0;
     return finish(fd[0], pid, rc);

@@ -166,42 +166,26 @@ parse(perf_client *pc, int *selected, int argc, const char **argv, int *sizes)
     return 0;
 }
 
-static double
-rate(const perf_result *r)
-{
-    return r->sec > 0 ? (double)r->count / r->sec : 0.0;
-}
-
-static int
-by_rate(const void *a, const void *b)
-{
-    double x = rate(a), y = rate(b);
-    return (x > y) - (x < y);
-}
-
 /* Run one test pc->runs times and print its median run; 0 on success. */
 static int
 run_test(perf_client *pc, const struct perf_test *t)
 {
-    perf_result res[PERF_MAX_RUNS] = {{0}};
+    perf_run runs[PERF_MAX_RUNS];
     if (!t->fn) {
         printf("%s na.\n", t->name);
         return 0;
     }
     for (int i = 0; i < pc->runs; i++) {
-        if (t->fn(pc, &res[i]) != MK_OK) {
+        perf_result res = {0};
+        if (t->fn(pc, &res) != MK_OK) {
             printf("%s error: %s\n", t->name, MqErrorGetText(pc->ctx));
             fprintf(stderr, "perfclient: %s: %s\n", t->name, MqErrorGetText(pc->ctx));
             MqErrorReset(pc->ctx);
             return 1;
         }
+        runs[i] = (perf_run){res.count, res.sec};
     }
-    qsort(res, (size_t)pc->runs, sizeof *res, by_rate);
-    const perf_result *mid = &res[pc->runs / 2];
-    printf("%s ops/s=%.0f count=%ld sec=%.3f", t->name, rate(mid), mid->count, mid->sec);
-    if (pc->runs > 1)
-        printf(" runs=%d min=%.0f max=%.0f", pc->runs, rate(&res[0]), rate(&res[pc->runs - 1]));
-    printf("\n");
+    perf_print_median(t->name, runs, pc->runs, "");
     return 0;
 }
 

@@ -5,6 +5,7 @@
 
 #include "clock.h"
 #include "mqlink.h"
+#include "runs.h"
 
 /* The options and the main link; built by main, read by every test. */
 typedef struct perf_client {
@@ -21,9 +22,6 @@ typedef struct perf_client {
     const char *storage;    /* --storage FILE: the persistent test's storage */
     int runs;               /* --runs: runs per test, the median reported */
 } perf_client;
-
-/* --runs beyond this are taken as this many. */
-#define PERF_MAX_RUNS 15
 
 /* One measured figure: count operations done in sec seconds. */
 typedef struct perf_result {

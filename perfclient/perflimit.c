@@ -49,111 +49,54 @@ lim_more(const lim_opts *o, long n, double t0)
     return n % 16 != 0 || perf_now() - t0 < o->sec;
 }
 
-static double
-rate(const lim_result *r)
-{
-    return r->sec > 0 ? (double)r->count / r->sec : 0.0;
-}
-
-static int
-by_rate(const void *a, const void *b)
-{
-    double x = rate(a), y = rate(b);
-    return (x > y) - (x < y);
-}
-
-/* Every measurement in one shape: variant picks among a test's figures. */
-typedef int (*lim_fn)(const lim_opts *o, int variant, lim_result *res);
-
-static int
-m_roundtrip(const lim_opts *o, int v, lim_result *r)
-{
-    return lim_roundtrip(o, r);
-}
-
-static int
-m_oneway(const lim_opts *o, int v, lim_result *r)
-{
-    return lim_oneway(o, v == 1 ? o->size_empty : o->size, v == 2 ? o->batch : 0, r);
-}
-
-static int
-m_fork(const lim_opts *o, int v, lim_result *r)
-{
-    return lim_fork(o, r);
-}
-
-static int
-m_spawn(const lim_opts *o, int v, lim_result *r)
-{
-    return lim_spawn(o, r);
-}
-
-static int
-m_thread(const lim_opts *o, int v, lim_result *r)
-{
-    return lim_thread(o, r);
-}
-
-static int
-m_persist(const lim_opts *o, int v, lim_result *r)
-{
-    return lim_persist(o, r);
-}
-
-static int
-m_connect(const lim_opts *o, int v, lim_result *r)
-{
-    return lim_connect(o, v, r);
-}
+typedef int (*lim_fn)(const lim_opts *o, lim_result *res);
 
 /* Measure o->runs times and print the median run as limit-NAME. */
 static void
-measure(const lim_opts *o, const char *name, lim_fn fn, int variant, const char *extra)
+measure(const lim_opts *o, const char *name, lim_fn fn, const char *extra)
 {
-    lim_result r[LIM_MAX_RUNS] = {{0}};
+    lim_result r[PERF_MAX_RUNS] = {{0}};
+    char full[64];
+    snprintf(full, sizeof full, "limit-%s", name);
     for (int i = 0; i < o->runs; i++) {
-        if (fn(o, variant, &r[i]) != 0) {
-            printf("limit-%s error: %s\n", name, strerror(errno));
+        if (fn(o, &r[i]) != 0) {
+            printf("%s error: %s\n", full, strerror(errno));
             return;
         }
     }
-    qsort(r, (size_t)o->runs, sizeof *r, by_rate);
-    const lim_result *mid = &r[o->runs / 2];
-    printf("limit-%s ops/s=%.0f count=%ld sec=%.3f%s", name, rate(mid), mid->count, mid->sec,
-           extra);
-    if (o->runs > 1)
-        printf(" runs=%d min=%.0f max=%.0f", o->runs, rate(&r[0]), rate(&r[o->runs - 1]));
-    printf("\n");
+    perf_print_median(full, r, o->runs, extra);
 }
 
 static void
 run(const lim_opts *o, int t)
 {
     char extra[512];
+    lim_opts each = *o; /* one write per message, for the unbatched figures */
+    each.batch = 0;
     switch (t) {
     case T_ROUNDTRIP:
         snprintf(extra, sizeof extra, " size=%zu", o->size);
-        measure(o, "roundtrip", m_roundtrip, 0, extra);
+        measure(o, "roundtrip", lim_roundtrip, extra);
         break;
     case T_ONEWAY:
         snprintf(extra, sizeof extra, " size=%zu", o->size);
-        measure(o, "oneway", m_oneway, 0, extra);
+        measure(&each, "oneway", lim_oneway, extra);
+        each.size = o->size_empty;
         snprintf(extra, sizeof extra, " size=%zu", o->size_empty);
-        measure(o, "oneway-empty", m_oneway, 1, extra);
+        measure(&each, "oneway-empty", lim_oneway, extra);
         snprintf(extra, sizeof extra, " size=%zu batch=%zu", o->size, o->batch);
-        measure(o, "oneway-batched", m_oneway, 2, extra);
+        measure(o, "oneway-batched", lim_oneway, extra);
         break;
     case T_FORK:
-        measure(o, "fork", m_fork, 0, "");
+        measure(o, "fork", lim_fork, "");
         break;
     case T_SPAWN:
         snprintf(extra, sizeof extra, " exec=%s", o->exec);
-        measure(o, "spawn", m_spawn, 0, extra);
+        measure(o, "spawn", lim_spawn, extra);
         break;
     case T_THREAD:
 #ifdef MQ_HAVE_THREADS
-        measure(o, "thread", m_thread, 0, "");
+        measure(o, "thread", lim_thread, "");
 #else
         printf("limit-thread na.\n");
 #endif
@@ -161,7 +104,7 @@ run(const lim_opts *o, int t)
     case T_PERSIST:
         snprintf(extra, sizeof extra, " sync=%s", o->sync_full ? "full" : "normal");
         if (o->db)
-            measure(o, "persist", m_persist, 0, extra);
+            measure(o, "persist", lim_persist, extra);
         else
             printf("limit-persist na.\n");
         break;
@@ -170,8 +113,8 @@ run(const lim_opts *o, int t)
             printf("limit-connect na.\nlimit-connect-fork na.\n");
             break;
         }
-        measure(o, "connect", m_connect, 0, "");
-        measure(o, "connect-fork", m_connect, 1, "");
+        measure(o, "connect", lim_connect, "");
+        measure(o, "connect-fork", lim_connect_fork, "");
         break;
     }
 }
@@ -236,7 +179,7 @@ set_value(lim_opts *o, const char *opt, const char *val)
     else if (strcmp(opt, "--peer-cpu") == 0)
         o->peer_cpu = (int)v;
     else if (strcmp(opt, "--runs") == 0 && v >= 1)
-        o->runs = v > LIM_MAX_RUNS ? LIM_MAX_RUNS : (int)v;
+        o->runs = v > PERF_MAX_RUNS ? PERF_MAX_RUNS : (int)v;
     else
         return -1;
     return 0;

@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "clock.h"
+#include "runs.h"
 
 /* The transports, as the link's: pipe is a socketpair. */
 typedef enum lim_transport { LIM_PIPE, LIM_UDS, LIM_TCP } lim_transport;
@@ -14,7 +15,7 @@ typedef struct lim_opts {
     lim_transport transport;
     size_t size;        /* bytes of a send/ECUL message */
     size_t size_empty;  /* bytes of an empty (NOTHING) message */
-    size_t batch;       /* bytes per write() when batching */
+    size_t batch;       /* bytes per write() for lim_oneway, 0: one write per message */
     long num;           /* most operations per measurement */
     double sec;         /* most seconds per measurement */
     int peer_cpu;       /* CPU for the forked peer, -1: inherit */
@@ -24,23 +25,21 @@ typedef struct lim_opts {
     int runs;           /* --runs: measurements per figure, the median printed */
 } lim_opts;
 
-/* --runs beyond this are taken as this many. */
-#define LIM_MAX_RUNS 15
-
 /* One measured figure. */
-typedef struct lim_result {
-    long count;
-    double sec;
-} lim_result;
+typedef perf_run lim_result;
 
 /* True while a loop that did n operations since t0 should go on. */
 int lim_more(const lim_opts *o, long n, double t0);
 /* Pin the calling process to cpu (cpu < 0: do nothing). */
 void lim_pin(int cpu);
 
+/* limit_io.c: all of size bytes read / written (EINTR retried); 0, or -1 at
+ * an error or end of file. */
+int lim_read_full(int fd, char *buf, size_t size);
+int lim_write_full(int fd, const char *buf, size_t size);
 /* limit_io.c: message limits over o->transport; 0 on success, -1 with errno. */
 int lim_roundtrip(const lim_opts *o, lim_result *res);
-int lim_oneway(const lim_opts *o, size_t size, size_t batch, lim_result *res);
+int lim_oneway(const lim_opts *o, lim_result *res); /* o->size bytes, o->batch */
 
 /* limit_start.c: start-up limits. */
 int lim_fork(const lim_opts *o, lim_result *res);
@@ -49,8 +48,10 @@ int lim_thread(const lim_opts *o, lim_result *res);
 /* limit_sqlite.c: insert + commit of one row per operation into o->db. */
 int lim_persist(const lim_opts *o, lim_result *res);
 /* limit_connect.c: connect + handshake + close on o->transport (uds, tcp),
- * served in the accepting process or (fork_each) by a child per connection. */
-int lim_connect(const lim_opts *o, int fork_each, lim_result *res);
+ * served in the accepting process (lim_connect) or by a child forked per
+ * connection (lim_connect_fork). */
+int lim_connect(const lim_opts *o, lim_result *res);
+int lim_connect_fork(const lim_opts *o, lim_result *res);
 /* A TCP port on 127.0.0.1 that is free now (the kernel's choice), or -1. */
 int lim_free_port(void);
 
