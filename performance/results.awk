@@ -8,6 +8,7 @@ BEGIN {
     split("send send send send create create data data send", TOPS, " ")
     split("send-nothing send send-and-callback send-and-wait parent child bus bfl send-persistent", TESTS, " ")
     split("oneway-empty oneway roundtrip roundtrip PARENT roundtrip roundtrip roundtrip persist", LIMITS, " ")
+    for (c = 1; c <= ncols; c++) if (COLS[c] == "PARENT") PARENT_COL = c
     nlangs = split(langs, L, "\n")
     for (i = 1; i <= nlangs; i++) {
         split(L[i], f, "|")
@@ -168,7 +169,7 @@ function floors(t, S, ns,    i, m, ls, fl, lim, s, v, head) {
         if (m !~ /_(fork|thread)$/) continue
         ls = limit_setup(t, m)
         fl = value(t, ls, "limit", m, m ~ /_fork$/ ? "limit-connect-fork" : "limit-connect")
-        lim = value(t, ls, "limit", m, limit_test(5, m))
+        lim = value(t, ls, "limit", m, limit_test(PARENT_COL, m))
         if (fl == "" || lim == "" || lim == 0) continue
         if (!head++) {
             printf " PARENT floor: perflimit --connect, connect + 16-byte handshake + close without mqlink\n"
