@@ -68,32 +68,30 @@ room(MkErrorC *err, size_t need)
 static void
 append_v(MkErrorC *err, const char *fmt, va_list ap)
 {
-    if (!strchr(fmt, '%')) {
-        /* a fixed text (a peer's ordinary close): no formatting pass */
-        size_t n = strlen(fmt);
-        if (n == 0)
-            return;
-        size_t cap = room(err, err->len + n + 1);
-        if (cap <= err->len + 1)
-            return;
-        if (n > cap - err->len - 1)
-            n = cap - err->len - 1;
-        memcpy(err->text + err->len, fmt, n);
-        err->len += n;
-        err->text[err->len] = '\0';
-        return;
+    /* a fixed text (a peer's ordinary close) is copied: no formatting pass */
+    int plain = strchr(fmt, '%') == NULL;
+    size_t n;
+    if (plain) {
+        n = strlen(fmt);
+    } else {
+        va_list aq;
+        va_copy(aq, ap);
+        int len = vsnprintf(NULL, 0, fmt, aq);
+        va_end(aq);
+        n = len > 0 ? (size_t)len : 0;
     }
-    va_list aq;
-    va_copy(aq, ap);
-    int n = vsnprintf(NULL, 0, fmt, aq);
-    va_end(aq);
-    if (n <= 0)
+    if (n == 0)
         return;
-    size_t cap = room(err, err->len + (size_t)n + 1);
+    size_t cap = room(err, err->len + n + 1);
     if (cap <= err->len + 1)
         return;
-    vsnprintf(err->text + err->len, cap - err->len, fmt, ap);
-    size_t added = (size_t)n < cap - err->len - 1 ? (size_t)n : cap - err->len - 1;
+    size_t added = n < cap - err->len - 1 ? n : cap - err->len - 1;
+    if (plain) {
+        memcpy(err->text + err->len, fmt, added);
+        err->text[err->len + added] = '\0';
+    } else {
+        vsnprintf(err->text + err->len, cap - err->len, fmt, ap);
+    }
     err->len += added;
 }
 
