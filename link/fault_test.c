@@ -38,16 +38,28 @@ start_server(void)
     return 0;
 }
 
+/* A socket connected to the server, nothing sent yet; -1 on failure. */
+static int
+raw_socket(void)
+{
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    strcpy(a.sun_path, sock);
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) < 0) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
 /* Connect and do the handshake by hand. */
 static int
 raw_connect(void)
 {
-    struct sockaddr_un a = {.sun_family = AF_UNIX};
     unsigned char pre[16] = {'M', 'Q', 'L', 'K', 1, 'L'};
     unsigned char answer[16];
-    strcpy(a.sun_path, sock);
-    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
-    if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0 || write(fd, pre, 16) != 16 ||
+    int fd = raw_socket();
+    if (fd < 0 || write(fd, pre, 16) != 16 ||
         recv(fd, answer, 16, MSG_WAITALL) != 16 || memcmp(answer, "MQLK", 4)) {
         mqt_fail(__FILE__, __LINE__, "raw handshake failed");
         close(fd);
@@ -227,10 +239,8 @@ bad_preamble(void)
 {
     if (start_server() != 0)
         return;
-    struct sockaddr_un a = {.sun_family = AF_UNIX};
-    strcpy(a.sun_path, sock);
-    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
-    MQT_CHECK(connect(fd, (struct sockaddr *)&a, sizeof a) == 0);
+    int fd = raw_socket();
+    MQT_CHECK(fd >= 0);
     MQT_CHECK(write(fd, "GET / HTTP/1.0\r\n\r\n", 18) == 18);
     char buf[64];
     struct pollfd p = {.fd = fd, .events = POLLIN};
@@ -343,15 +353,13 @@ other_byte_order(void)
 {
     if (start_server() != 0)
         return;
-    struct sockaddr_un a = {.sun_family = AF_UNIX};
     unsigned char pre[16] = {'M', 'Q', 'L', 'K', 1, 'B'}, answer[16];
     unsigned char f[64] = {'M', 'Q', 1, 1, 'E', 'C', 'H', 'O'};
     unsigned char body[] = {MK_TYPE_I32, 1, 2, 3, 4,
                             MK_TYPE_I64, 1, 2, 3, 4, 5, 6, 7, 8,
                             MK_TYPE_STR, 0, 0, 0, 3, 'a', 'b', 'c', 0};
-    strcpy(a.sun_path, sock);
-    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
-    MQT_CHECK(connect(fd, (struct sockaddr *)&a, sizeof a) == 0);
+    int fd = raw_socket();
+    MQT_CHECK(fd >= 0);
     MQT_CHECK(write(fd, pre, 16) == 16 && recv(fd, answer, 16, MSG_WAITALL) == 16);
     MQT_CHECK(answer[5] == (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? 'B' : 'L'));
     put32be(f + 20, 7);             /* trans, low word of a big-endian u64 */
@@ -385,15 +393,13 @@ preamble_in_pieces(void)
 {
     if (start_server() != 0)
         return;
-    struct sockaddr_un a = {.sun_family = AF_UNIX};
     unsigned char out[16 + 32 + 5] = {'M', 'Q', 'L', 'K', 1, 'L'}, answer[16], r[32 + 5];
     uint32_t v = 4242;
     header(out + 16, 1, "ECHO", 1, 5);
     out[48] = MK_TYPE_I32;
     memcpy(out + 49, &v, 4);
-    strcpy(a.sun_path, sock);
-    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
-    MQT_CHECK(connect(fd, (struct sockaddr *)&a, sizeof a) == 0);
+    int fd = raw_socket();
+    MQT_CHECK(fd >= 0);
     MQT_CHECK(write(fd, out, 1) == 1);
     usleep(50000);
     MQT_CHECK(write(fd, out + 1, 7) == 7);
