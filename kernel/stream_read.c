@@ -28,8 +28,11 @@ next_item(MkBufferStreamC *bus, mki_item *it)
 static inline int
 exact(MkBufferStreamC *bus, MkTypeE type, size_t size, void *out)
 {
+    /* length first: a stream that never held data has no buffer at all */
+    if (bus->len - bus->rpos < 1 + size)
+        return 0;
     const unsigned char *p = bus->data + bus->rpos;
-    if (bus->len - bus->rpos < 1 + size || p[0] != type)
+    if (p[0] != type)
         return 0;
     if (!bus->swap || size == 1) {
         memcpy(out, p + 1, size);

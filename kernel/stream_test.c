@@ -310,7 +310,38 @@ test_create_tls(void)
     mki_tls_free_all();
 }
 
+/* A stream that never held data (no buffer at all) reads as empty: every
+ * read is MK_ERR_END, no pointer arithmetic on the missing buffer (UBSan
+ * saw an offset applied to a null pointer). */
+static void
+test_read_empty(void)
+{
+    MkBufferStreamC *s = MkBufferStreamCreate();
+    MK_I8 i8; MK_I16 i16; MK_I32 i32; MK_I64 i64; MK_FLT f; MK_DBL d; MK_BOL b;
+    const char *str; const void *bin; size_t n; MkBufferC *buf;
+    MQT_CHECK(!MkBufferStreamReadItemExists(s));
+    MQT_CHECK(MkBufferStreamReadI8(s, &i8) == MK_ERROR);
+    MQT_CHECK(MkBufferStreamReadI16(s, &i16) == MK_ERROR);
+    MQT_CHECK(MkBufferStreamReadI32(s, &i32) == MK_ERROR);
+    MQT_CHECK(MkBufferStreamReadI64(s, &i64) == MK_ERROR);
+    MQT_CHECK(MkBufferStreamReadFLT(s, &f) == MK_ERROR);
+    MQT_CHECK(MkBufferStreamReadDBL(s, &d) == MK_ERROR);
+    MQT_CHECK(MkBufferStreamReadBOL(s, &b) == MK_ERROR);
+    MQT_CHECK(MkBufferStreamReadSTR(s, &str) == MK_ERROR);
+    MQT_CHECK(MkBufferStreamReadBIN(s, &bin, &n) == MK_ERROR);
+    MQT_CHECK(MkBufferStreamReadBUF(s, &buf) == MK_ERROR);
+    MQT_CHECK(MkBufferStreamReadL_START(s) == MK_ERROR);
+    MQT_CHECK(MkBufferStreamReadL_END(s) == MK_ERROR);
+    MQT_CHECK(MkErrorGetCode(MkErrorDEFAULT()) == MK_ERR_NESTING);
+    MkBufferStreamPosToStart(s);
+    MkBufferStreamReset(s);
+    MQT_CHECK(MkBufferStreamReadI32(s, &i32) == MK_ERROR);
+    MQT_CHECK(MkErrorGetCode(MkErrorDEFAULT()) == MK_ERR_END);
+    MkBufferStreamDelete(s);
+}
+
 static const mqt_case cases[] = {
+    { "reading a stream that never held data", test_read_empty },
     { "boundary values round trip", test_boundaries },
     { "1 MiB STR and BIN", test_big_values },
     { "32 nested lists", test_nested_lists },

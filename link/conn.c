@@ -30,6 +30,7 @@ mqi_conn_create(int fd, const mqi_config *cfg, int is_server)
     c->timeout_ms = cfg->timeout_ms;
     c->next_trans = 1;
     c->child_hint = 1;
+    c->max_children = cfg->max_children;
     c->cb_deadline = -1;
     /* A wait reads straight from the socket instead of poll + read: one
      * system call less per answer.  The socket's receive timeout keeps such
@@ -94,7 +95,7 @@ mqi_conn_free(mqi_conn *c)
             MkBufferStreamDelete(c->rstack[i]);
     free(c->rbuf.p);
     free(c->wbuf.p);
-    free(c->ctx);
+    mqi_idmap_free(&c->children);
     free(c->peer_id);
     mki_error_release(c->err);
     free(c);
@@ -350,37 +351,46 @@ mqi_conn_write_frame(mqi_conn *c, mqi_hdr *h, const MkBufferStreamC *body)
 }
 
 MkErrorE
+mqi_conn_child_check(const mqi_conn *c, uint32_t id, MkErrorC *err)
+{
+    if (c->children.used >= c->max_children)
+        return MkErrorSet(err, MK_ERR_MEMORY,
+                          "the link holds %u child contexts, its limit (--max-children)",
+                          c->max_children);
+    if (id && mqi_idmap_get(&c->children, id))
+        return MkErrorSet(err, MQ_ERR_PROTOCOL, "child id %u is already in use", id);
+    return MK_OK;
+}
+
+MkErrorE
 mqi_conn_attach(mqi_conn *c, MqContextC *ctx, uint32_t id)
 {
-    if (id == 0 && ctx->parent) {
-        /* a client child: take the next free id */
-        for (id = c->child_hint; id < c->nctx && c->ctx[id]; id++)
-            ;
+    if (id == 0 && !ctx->parent) {
+        if (c->parent)
+            return MkErrorSet(ctx->err, MQ_ERR_PROTOCOL, "the link has a parent already");
+        c->parent = ctx;
+    } else {
+        if (mqi_conn_child_check(c, id, ctx->err) != MK_OK)
+            return MK_ERROR;
+        if (id == 0) /* a client child: the next free id (at most used + 1 tries) */
+            for (id = c->child_hint; id == 0 || mqi_idmap_get(&c->children, id); id++)
+                ;
+        if (mqi_idmap_put(&c->children, id, ctx) != MK_OK)
+            return MkErrorSet(ctx->err, MK_ERR_MEMORY, "out of memory for child %u", id);
+        c->child_hint = id + 1;
     }
-    if (id >= c->nctx) {
-        size_t cap = c->nctx;
-        MqContextC **t = mki_grow(c->ctx, &cap, (size_t)id + 1, sizeof *t);
-        if (!t || cap > UINT32_MAX)
-            return MkErrorSet(ctx->err, MK_ERR_MEMORY, "too many child contexts");
-        memset(t + c->nctx, 0, (cap - c->nctx) * sizeof *t);
-        c->ctx = t;
-        c->nctx = (uint32_t)cap;
-    }
-    if (c->ctx[id])
-        return MkErrorSet(ctx->err, MQ_ERR_PROTOCOL, "child id %u is already in use", id);
-    c->ctx[id] = ctx;
     ctx->child_id = id;
     ctx->conn = c;
-    if (id > 0)
-        c->child_hint = id + 1;
     return MK_OK;
 }
 
 void
 mqi_conn_detach(mqi_conn *c, MqContextC *ctx)
 {
-    if (ctx->child_id < c->nctx && c->ctx[ctx->child_id] == ctx)
-        c->ctx[ctx->child_id] = NULL;
+    if (ctx->child_id == 0 && c->parent == ctx)
+        c->parent = NULL;
+    else if (ctx->child_id && mqi_idmap_get(&c->children, ctx->child_id) == ctx)
+        mqi_idmap_take(&c->children, ctx->child_id);
     if (ctx->child_id > 0 && ctx->child_id < c->child_hint)
         c->child_hint = ctx->child_id;
     ctx->conn = NULL;

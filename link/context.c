@@ -23,7 +23,6 @@ MqContextCreate(void)
     }
     mki_stream_init(&ctx->send);
     ctx->send.err = ctx->err;
-    ctx->ret->err = ctx->err;
     return ctx;
 }
 

@@ -25,11 +25,6 @@ depth_stream(mqi_conn *c)
     return c->rstack[c->depth];
 }
 
-static MqContextC *
-target_of(mqi_conn *c, const mqi_hdr *h)
-{
-    return h->child < c->nctx ? c->ctx[h->child] : NULL;
-}
 
 /* Run a call's callback once with its answer (body), or with ctx's error
  * set and nothing to read (body NULL), then free the pending call. */
@@ -39,8 +34,6 @@ run_callback(mqi_conn *c, mqi_pending *p, MkBufferStreamC *body)
     MqContextC *to = p->ctx;
     MkBufferStreamC *saved = to->rd, *saved_ret = to->ret;
     to->rd = body;
-    if (body)
-        body->err = to->err;
     c->depth++;
     p->cb.fn(to, p->cb.data);
     c->depth--;
@@ -57,7 +50,7 @@ mqi_expire_callbacks(mqi_conn *c, int all)
     size_t n = 0, cap = 0;
     uint64_t *due = NULL;
     for (size_t i = 0; i < c->pend.cap; i++) {
-        mqi_pending *p = c->pend.slot[i];
+        mqi_pending *p = c->pend.slot[i].val;
         if (!p || !p->cb.fn || (!all && (p->deadline < 0 || p->deadline > now))) {
             if (p && p->cb.fn && p->deadline >= 0 && (next < 0 || p->deadline < next))
                 next = p->deadline;
@@ -84,21 +77,31 @@ mqi_expire_callbacks(mqi_conn *c, int all)
     free(due);
 }
 
+/* An error answer's body (I32 code, STR text) into err; a peer that sent
+ * no text still leaves the caller a reason. */
+static void
+take_error(MkErrorC *err, MkBufferStreamC *body)
+{
+    MK_I32 code = 0;
+    const char *text = NULL;
+    if (MkBufferStreamReadI32(body, &code) != MK_OK || code == 0)
+        code = MQ_ERR_SERVICE;
+    if (MkBufferStreamReadSTR(body, &text) != MK_OK || !*text)
+        text = "the peer answered with an error and sent no reason";
+    MkErrorSet(err, code, "%s", text);
+}
+
 /* An answer: fill the waiter's stream or run the callback. */
 static void
 dispatch_answer(mqi_conn *c, const mqi_hdr *h, MkBufferStreamC *body)
 {
-    MqContextC *ctx = target_of(c, h);
+    MqContextC *ctx = mqi_conn_context(c, h->child);
     if (h->trans == 0) {
         /* error of a one-way call: for the sender's next loop turn */
         if (ctx && h->kind == MQI_ERROR) {
             if (!ctx->async_err)
                 ctx->async_err = MkErrorCreate();
-            MK_I32 code = MQ_ERR_SERVICE;
-            const char *text = "";
-            MkBufferStreamReadI32(body, &code);
-            MkBufferStreamReadSTR(body, &text);
-            MkErrorSet(ctx->async_err, code, "%s", text);
+            take_error(ctx->async_err, body);
         }
         return;
     }
@@ -112,11 +115,7 @@ dispatch_answer(mqi_conn *c, const mqi_hdr *h, MkBufferStreamC *body)
     p->failed = h->kind == MQI_ERROR;
     MqContextC *to = p->ctx;
     if (p->failed) {
-        MK_I32 code = MQ_ERR_SERVICE;
-        const char *text = "";
-        MkBufferStreamReadI32(body, &code);
-        MkBufferStreamReadSTR(body, &text);
-        MkErrorSet(to->err, code, "%s", text);
+        take_error(to->err, body);
         MkBufferStreamReset(body);
     }
     if (!p->cb.fn) {
@@ -124,7 +123,6 @@ dispatch_answer(mqi_conn *c, const mqi_hdr *h, MkBufferStreamC *body)
             /* swap: the answer is not copied; body is this depth's stream */
             c->rstack[c->depth] = to->ret;
             to->ret = body;
-            body->err = to->err;
         }
         return;
     }
@@ -142,12 +140,12 @@ dispatch(mqi_conn *c, const mqi_hdr *h, MkBufferStreamC *body)
         mqi_serve_internal(c, h, body);
         return;
     }
-    MqContextC *ctx = target_of(c, h);
+    MqContextC *ctx = mqi_conn_context(c, h->child);
     if (!ctx) {
-        if (c->ctx && c->ctx[0]) {
+        if (c->parent) {
             char text[64];
             snprintf(text, sizeof text, "no child context %u", h->child);
-            mqi_send_error(c->ctx[0], h->kind == MQI_ONEWAY ? 0 : h->trans, MQ_ERR_LINK, text);
+            mqi_send_error(c->parent, h->kind == MQI_ONEWAY ? 0 : h->trans, MQ_ERR_LINK, text);
         }
         return;
     }

@@ -22,13 +22,13 @@ static pid_t server;
 /* A threaded server, so every connection lives in the one process whose
  * memory we watch; its stderr goes to logfile. */
 static int
-start_server(void)
+start_server_with(const char *extra)
 {
     char cmd[2048];
     snprintf(sock, sizeof sock, "%s", mqt_temp_path("fault"));
     snprintf(logfile, sizeof logfile, "%s", mqt_temp_path("fault-log"));
-    snprintf(cmd, sizeof cmd, "exec %s --uds --file %s --thread 2>%s",
-             mqt_build_path("link/testserver"), sock, logfile);
+    snprintf(cmd, sizeof cmd, "exec %s --uds --file %s --thread %s 2>%s",
+             mqt_build_path("link/testserver"), sock, extra, logfile);
     const char *argv[] = {"/bin/sh", "-c", cmd, NULL};
     server = mqt_launch(argv, 120);
     if (mqt_wait_for_file(sock, 5000) != 0) {
@@ -36,6 +36,12 @@ start_server(void)
         return -1;
     }
     return 0;
+}
+
+static int
+start_server(void)
+{
+    return start_server_with("");
 }
 
 /* A socket connected to the server, nothing sent yet; -1 on failure. */
@@ -68,18 +74,25 @@ raw_connect(void)
     return fd;
 }
 
+/* A frame header in our byte order, every field chosen by the test. */
 static void
-header(unsigned char *h, unsigned char kind, const char *token, uint32_t items, uint32_t len)
+frame(unsigned char *h, unsigned char kind, const char *token, uint32_t child, uint32_t flags,
+      uint64_t trans, uint32_t items, uint32_t len)
 {
-    uint32_t zero = 0;
-    uint64_t trans = 1;
     h[0] = 'M'; h[1] = 'Q'; h[2] = 1; h[3] = kind;
     memcpy(h + 4, token, 4);
-    memcpy(h + 8, &zero, 4);
-    memcpy(h + 12, &zero, 4);
+    memcpy(h + 8, &child, 4);
+    memcpy(h + 12, &flags, 4);
     memcpy(h + 16, &trans, 8);
     memcpy(h + 24, &items, 4);
     memcpy(h + 28, &len, 4);
+}
+
+/* A call on the parent, transaction 1. */
+static void
+header(unsigned char *h, unsigned char kind, const char *token, uint32_t items, uint32_t len)
+{
+    frame(h, kind, token, 0, 0, 1, items, len);
 }
 
 /* Send bytes; the server must close the link within 3 s. */
@@ -415,7 +428,210 @@ preamble_in_pieces(void)
     check_serves();
 }
 
+
+enum { K_WAIT = 1, K_ONEWAY = 3, K_RETURN = 4, K_ERROR = 5, F_INTERNAL = 1 };
+
+/* Write one frame: a header and body bytes. */
+static int
+send_frame(int fd, unsigned char kind, const char *token, uint32_t child, uint32_t flags,
+           uint64_t trans, uint32_t items, const void *body, uint32_t len)
+{
+    unsigned char f[32 + 256];
+    if (len > 256)
+        return 0;
+    frame(f, kind, token, child, flags, trans, items, len);
+    if (len)
+        memcpy(f + 32, body, len);
+    return write(fd, f, 32 + len) == (ssize_t)(32 + len);
+}
+
+/* Read one answer frame (header, then the body into text, NUL-ended);
+ * its kind, or -1 when none came within 5 s. */
+static int
+read_answer(int fd, uint64_t *trans, char *text, size_t cap)
+{
+    unsigned char h[32];
+    uint32_t len;
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    if (poll(&p, 1, 5000) != 1 || recv(fd, h, 32, MSG_WAITALL) != 32)
+        return -1;
+    memcpy(trans, h + 16, 8);
+    memcpy(&len, h + 28, 4);
+    char body[4096];
+    if (len > sizeof body || (len && recv(fd, body, len, MSG_WAITALL) != (ssize_t)len))
+        return -1;
+    /* an error body is I32 code, then STR text: [8][u32 len][text][0] */
+    size_t n = len > 10 ? len - 10 : 0;
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(text, body + 10, n);
+    text[n] = 0;
+    return h[3];
+}
+
+/* _CHC for child id on fd: the kind of the answer (K_RETURN or K_ERROR). */
+static int
+create_child(int fd, uint32_t id, uint64_t trans, char *text, size_t cap)
+{
+    uint64_t got = 0;
+    if (!send_frame(fd, K_WAIT, "_CHC", id, F_INTERNAL, trans, 0, NULL, 0))
+        return -1;
+    int kind = read_answer(fd, &got, text, cap);
+    return got == trans ? kind : -1;
+}
+
+/* A child the peer deleted leaves nothing behind a later frame can write
+ * through: create child 1, call a service on it, delete it, then a frame
+ * whose read fails.  (The receive stream kept the child's error object:
+ * a use-after-free write, seen by ASan.) */
+static void
+deleted_child_then_failed_read(void)
+{
+    static const unsigned char coun[] = {MK_TYPE_I32, 1, 0, 0, 0};
+    static const unsigned char str[] = {MK_TYPE_STR, 1, 0, 0, 0, 'x', 0};
+    char id[64] = {MK_TYPE_STR, 32, 0, 0, 0};
+    char text[256];
+    memset(id + 5, 'a', 32);
+    if (start_server() != 0)
+        return;
+    for (int trigger = 0; trigger < 3; trigger++) {
+        int fd = raw_connect();
+        if (fd < 0)
+            break;
+        MQT_CHECK(create_child(fd, 1, 1, text, sizeof text) == K_RETURN);
+        MQT_CHECK(send_frame(fd, K_ONEWAY, "COUN", 1, 0, 0, 1, coun, sizeof coun));
+        MQT_CHECK(send_frame(fd, K_ONEWAY, "_CHD", 1, F_INTERNAL, 0, 0, NULL, 0));
+        if (trigger == 0) /* an identity with an empty body */
+            MQT_CHECK(send_frame(fd, K_ONEWAY, "_SID", 0, F_INTERNAL, 0, 0, NULL, 0));
+        else if (trigger == 1) /* an error of a one-way call without a body */
+            MQT_CHECK(send_frame(fd, K_ERROR, "_ERR", 0, 0, 0, 0, NULL, 0));
+        else /* a low-water mark that is not an integer */
+            MQT_CHECK(send_frame(fd, K_ONEWAY, "_SID", 0, F_INTERNAL, 0, 1, id, 38) &&
+                      send_frame(fd, K_ONEWAY, "_LWM", 0, F_INTERNAL, 0, 1, str, sizeof str));
+        /* a call on the parent still works (or the link was closed) */
+        uint64_t got = 0;
+        MQT_CHECK(send_frame(fd, K_WAIT, "ECHO", 0, 0, 9, 1, coun, sizeof coun));
+        int kind = read_answer(fd, &got, text, sizeof text);
+        MQT_CHECK_MSG(kind == -1 || (kind == K_RETURN && got == 9), "trigger %d: kind %d", trigger,
+                      kind);
+        close(fd);
+    }
+    check_serves();
+    dump_log_on_failure();
+}
+
+/* A child id is a name, never a size: children with huge ids cost what any
+ * child costs.  (0x10000001 grew a table to 4 GiB; ids >= 2^31 asked for
+ * 32 GiB and left the table pointing at freed memory.) */
+static void
+huge_child_ids(void)
+{
+    static const uint32_t ids[] = {0x10000001u, 0x80000000u, 0xFFFFFFFFu, 7};
+    static const unsigned char i32[] = {MK_TYPE_I32, 42, 0, 0, 0};
+    char text[256];
+    if (start_server() != 0)
+        return;
+    check_serves();
+    long before = rss_kb(server);
+    int fd = raw_connect();
+    if (fd < 0)
+        return;
+    for (int i = 0; i < 4; i++)
+        MQT_CHECK_MSG(create_child(fd, ids[i], 1 + (uint64_t)i, text, sizeof text) == K_RETURN,
+                      "child %#x: %s", ids[i], text);
+    uint64_t got = 0;
+    MQT_CHECK(send_frame(fd, K_WAIT, "ECHO", 0xFFFFFFFFu, 0, 77, 1, i32, sizeof i32));
+    MQT_CHECK(read_answer(fd, &got, text, sizeof text) == K_RETURN && got == 77);
+    long after = rss_kb(server);
+    MQT_CHECK_MSG(before > 0 && after - before < 16 * 1024, "RSS %ld kB -> %ld kB", before, after);
+    /* the parent's id, and an id in use, are refused */
+    MQT_CHECK(create_child(fd, 0, 20, text, sizeof text) == K_ERROR);
+    MQT_CHECK(create_child(fd, 7, 21, text, sizeof text) == K_ERROR);
+    MQT_CHECK_MSG(strstr(text, "in use") != NULL, "%s", text);
+    close(fd);
+    check_serves();
+    dump_log_on_failure();
+}
+
+/* --max-children bounds the server instances one link may hold. */
+static void
+child_limit(void)
+{
+    char text[256];
+    if (start_server_with("--max-children 3") != 0)
+        return;
+    int fd = raw_connect();
+    if (fd < 0)
+        return;
+    for (uint32_t id = 1; id <= 3; id++)
+        MQT_CHECK(create_child(fd, id * 1000, id, text, sizeof text) == K_RETURN);
+    MQT_CHECK(create_child(fd, 4000, 4, text, sizeof text) == K_ERROR);
+    MQT_CHECK_MSG(strstr(text, "--max-children") != NULL, "%s", text);
+    MQT_CHECK(log_mentions("--max-children"));
+    MQT_CHECK(send_frame(fd, K_ONEWAY, "_CHD", 2000, F_INTERNAL, 0, 0, NULL, 0));
+    MQT_CHECK(create_child(fd, 4000, 5, text, sizeof text) == K_RETURN);
+    close(fd);
+    /* a client is held to the same bound */
+    const char *args[] = {"client", "--max-children", "2", "--uds", "--file", sock};
+    MqContextC *c = MqContextCreate(), *k[3];
+    MQT_OK(MqLinkCreate(c, 6, args), MqErrorGetText(c));
+    for (int i = 0; i < 3; i++) {
+        k[i] = MqContextCreate();
+        MQT_CHECK((MqLinkCreateChild(k[i], c) == MK_OK) == (i < 2));
+    }
+    MQT_CHECK_MSG(strstr(MqErrorGetText(k[2]), "--max-children") != NULL, "%s",
+                  MqErrorGetText(k[2]));
+    for (int i = 0; i < 3; i++)
+        MqContextDelete(k[i]);
+    MqContextDelete(c);
+    dump_log_on_failure();
+}
+
+/* An error answer without a body still tells the caller something. */
+static void
+error_without_reason(void)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s", mqt_temp_path("noreason"));
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    strcpy(a.sun_path, path);
+    int l = socket(AF_UNIX, SOCK_STREAM, 0);
+    MQT_CHECK(l >= 0 && bind(l, (struct sockaddr *)&a, sizeof a) == 0 && listen(l, 1) == 0);
+    pid_t peer = fork();
+    if (peer == 0) { /* a server that answers every call with an empty ERROR */
+        unsigned char pre[16] = {'M', 'Q', 'L', 'K', 1, 'L', 0, 0, 1}, h[32];
+        int fd = accept(l, NULL, NULL);
+        uint32_t len = 0;
+        if (fd < 0 || recv(fd, h, 16, MSG_WAITALL) != 16 || write(fd, pre, 16) != 16)
+            _exit(1);
+        while (recv(fd, h, 32, MSG_WAITALL) == 32) {
+            unsigned char skip[256];
+            memcpy(&len, h + 28, 4);
+            if (len > sizeof skip || (len && recv(fd, skip, len, MSG_WAITALL) != (ssize_t)len))
+                _exit(1);
+            h[3] = K_ERROR;
+            memset(h + 24, 0, 8);
+            if (write(fd, h, 32) != 32)
+                _exit(1);
+        }
+        _exit(0);
+    }
+    close(l);
+    const char *args[] = {"client", "--uds", "--file", path};
+    MqContextC *c = MqContextCreate();
+    MQT_OK(MqLinkCreate(c, 4, args), MqErrorGetText(c));
+    MqSendSTART(c);
+    MQT_CHECK(MqSendEND_AND_WAIT(c, "ECHO", 5000) == MK_ERROR);
+    MQT_CHECK_MSG(strstr(MqErrorGetText(c), "no reason") != NULL, "'%s'", MqErrorGetText(c));
+    MqContextDelete(c);
+    waitpid(peer, NULL, 0);
+}
+
 static const mqt_case cases[] = {
+    {"a deleted child, then a frame whose read fails", deleted_child_then_failed_read},
+    {"huge child ids allocate nothing", huge_child_ids},
+    {"--max-children bounds the children of a link", child_limit},
+    {"an error answer without a reason", error_without_reason},
     {"preamble in pieces, then a call in the same write", preamble_in_pieces},
     {"peer of the other byte order", other_byte_order},
     {"malformed frames close the link", each_malformed_frame},

@@ -159,10 +159,13 @@ error:
 static void
 close_children(mqi_conn *c)
 {
-    for (uint32_t id = 1; id < c->nctx; id++) {
-        MqContextC *k = c->ctx[id];
-        if (!k)
+    /* deleting a child takes it out of the table: look again from the start */
+    for (size_t i = 0; i < c->children.cap;) {
+        MqContextC *k = c->children.slot[i].val;
+        if (!k) {
+            i++;
             continue;
+        }
         if (k->lib_owned) {
             MqContextDelete(k);
         } else {

@@ -28,6 +28,7 @@
 #define MQI_PREAMBLE_SIZE 16
 #define MQI_DEFAULT_MAX_FRAME (64u * 1024 * 1024)
 #define MQI_DEFAULT_BUFFERSIZE (64u * 1024)
+#define MQI_DEFAULT_MAX_CHILDREN 1024u
 #define MQI_MAX_NEST 64   /* calls served inside calls on one connection */
 
 /* Frame kinds. */
@@ -88,6 +89,7 @@ typedef struct mqi_config {
     size_t buffersize;   /* write buffer flush threshold */
     MK_I64 timeout_ms;
     uint32_t max_frame;
+    uint32_t max_children; /* child contexts one link may hold */
     int debug;
     int silent;
     enum mqi_tp tp;
@@ -136,12 +138,27 @@ typedef struct mqi_pending {
 
 struct mqi_conn;
 
-/* Open-addressing table trans -> pending. */
-typedef struct mqi_pend_table {
-    mqi_pending **slot;
-    size_t cap;   /* power of two */
+/* A table from ids to pointers (idmap.c): an id, which may come from the
+ * peer, keys it and never sizes it.  val NULL marks a free slot. */
+typedef struct mqi_idmap_slot {
+    uint64_t id;
+    void *val;
+} mqi_idmap_slot;
+typedef struct mqi_idmap {
+    mqi_idmap_slot *slot;
+    size_t cap;   /* power of two, 0 until the first entry */
     size_t used;
-} mqi_pend_table;
+} mqi_idmap;
+
+/* Add id (not present yet) -> val (not NULL); on MK_ERROR nothing changed. */
+MkErrorE mqi_idmap_put(mqi_idmap *m, uint64_t id, void *val);
+void *mqi_idmap_get(const mqi_idmap *m, uint64_t id);
+/* Remove id and return its value (NULL when absent). */
+void *mqi_idmap_take(mqi_idmap *m, uint64_t id);
+void mqi_idmap_free(mqi_idmap *m);
+
+/* The calls waiting for answers, by transaction. */
+typedef mqi_idmap mqi_pend_table;
 
 MkErrorE mqi_pend_add(mqi_pend_table *t, mqi_pending *p);
 /* A callback record from the connection's free list (or malloc), its
@@ -178,9 +195,10 @@ typedef struct mqi_conn {
     MK_I64 timeout_ms;  /* for blocking writes */
     MK_I64 rcvtimeo_ms; /* SO_RCVTIMEO: the longest a blocking read waits (0: none) */
     uint64_t next_trans;
-    MqContextC **ctx;   /* by child id; [0] is the parent */
-    uint32_t nctx;
-    uint32_t child_hint;
+    MqContextC *parent; /* child id 0 */
+    mqi_idmap children; /* child id -> context; ids are the peer's names, never sizes */
+    uint32_t max_children;
+    uint32_t child_hint; /* client: where the search for a free id starts */
     mqi_pend_table pend;
     MK_I64 cb_deadline; /* earliest callback deadline, -1 for none */
     mqi_pending *free_pend; /* callback records kept for reuse */
@@ -213,9 +231,19 @@ MkErrorE mqi_conn_recv_preamble(mqi_conn *c, MK_I64 timeout_ms);
 MkErrorE mqi_conn_write_frame(mqi_conn *c, mqi_hdr *h, const MkBufferStreamC *body);
 /* The same with an encoded body; h->items and h->len must be set. */
 MkErrorE mqi_conn_write_raw(mqi_conn *c, const mqi_hdr *h, const void *body);
-/* Register ctx under a free child id (or id 0 for the parent). */
+/* Register ctx under a child id: id 0 for the parent; for a client child
+ * (ctx->parent set, id 0) a free id; on the server the peer's id, refused
+ * when in use or past --max-children. */
 MkErrorE mqi_conn_attach(mqi_conn *c, MqContextC *ctx, uint32_t id);
+/* Whether one more child, with id (0: any free one), may join the link. */
+MkErrorE mqi_conn_child_check(const mqi_conn *c, uint32_t id, MkErrorC *err);
 void mqi_conn_detach(mqi_conn *c, MqContextC *ctx);
+/* The context of a child id (0: the parent), NULL when there is none. */
+static inline MqContextC *
+mqi_conn_context(const mqi_conn *c, uint32_t id)
+{
+    return id == 0 ? c->parent : (MqContextC *)mqi_idmap_get(&c->children, id);
+}
 
 /* ------------------------------------------------------------- context */
 

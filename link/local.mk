@@ -11,6 +11,7 @@ link_libmqlink_la_SOURCES = \
 	link/conn.c \
 	link/frame.c \
 	link/pending.c \
+	link/idmap.c \
 	link/event.c \
 	link/service.c \
 	link/send.c \

@@ -17,6 +17,7 @@ static const char usage[] =
     "  --buffersize BYTES  flush the write buffer past this size (default 65536)\n"
     "  --timeout SECONDS   default timeout of waits and writes (default 90)\n"
     "  --max-frame BYTES   largest frame accepted (default 67108864)\n"
+    "  --max-children N    child contexts one link may hold (default 1024)\n"
     "  --debug N           log level 0..4\n"
     "  --storage FILE      sqlite3 storage of persistent calls (default: in memory)\n"
     "  --sync full|normal  storage durability: full survives power loss (default),\n"
@@ -37,6 +38,7 @@ mqi_config_init(mqi_config *c)
     c->buffersize = MQI_DEFAULT_BUFFERSIZE;
     c->timeout_ms = (MK_I64)MQ_TIMEOUT_DEFAULT_SEC * 1000;
     c->max_frame = MQI_DEFAULT_MAX_FRAME;
+    c->max_children = MQI_DEFAULT_MAX_CHILDREN;
     c->socket_fd = -1;
     c->sync_full = 1;
 }
@@ -186,6 +188,9 @@ option(MqContextC *ctx, int argc, const char **argv, int *i)
     } else if (!strcmp(o, "--max-frame")) {
         if ((rc = number(ctx, o, arg, 1024, 1LL << 31, &n)) == MK_OK)
             c->max_frame = (uint32_t)n;
+    } else if (!strcmp(o, "--max-children")) {
+        if ((rc = number(ctx, o, arg, 0, 1 << 24, &n)) == MK_OK)
+            c->max_children = (uint32_t)n;
     } else if (!strcmp(o, "--debug")) {
         if ((rc = number(ctx, o, arg, 0, MK_LOG_TRACE, &n)) == MK_OK)
             c->debug = (int)n;

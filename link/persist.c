@@ -100,7 +100,7 @@ mqi_persist_close(MqContextC *ctx)
 MkErrorE
 mqi_persist_commit(mqi_conn *c)
 {
-    MqContextC *p = c->ctx ? c->ctx[0] : NULL;
+    MqContextC *p = c->parent;
     if (!p || !p->storage || !mqi_storage_in_transaction(p->storage))
         return MK_OK;
     void *blk = mqi_block_enter(); /* a commit waits for the disk */
@@ -259,7 +259,7 @@ peer_identity(mqi_conn *c, MqContextC *p, MkBufferStreamC *body)
 void
 mqi_persist_internal(mqi_conn *c, const mqi_hdr *h, MkBufferStreamC *body)
 {
-    MqContextC *p = c->ctx ? c->ctx[0] : NULL;
+    MqContextC *p = c->parent;
     MK_I64 low = 0;
     if (!p)
         return;

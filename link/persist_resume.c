@@ -62,7 +62,7 @@ mqi_persist_resume(MqContextC *ctx)
 void
 mqi_persist_answered(mqi_conn *c, uint64_t id)
 {
-    MqContextC *p = c->ctx ? c->ctx[0] : NULL;
+    MqContextC *p = c->parent;
     MK_I64 low = 0;
     if (!p || !p->storage)
         return;

@@ -3,6 +3,17 @@
  * stream, whose errors land on the context. */
 #include "link_int.h"
 
+/* A received stream belongs to the connection, which may outlive the
+ * context reading it (a child its peer deleted): the stream borrows the
+ * reader's error object for one read and never keeps it. */
+#define LENT(ctx, read)                   \
+    do {                                  \
+        (ctx)->rd->err = (ctx)->err;      \
+        MkErrorE rc_ = (read);            \
+        (ctx)->rd->err = NULL;            \
+        return rc_;                       \
+    } while (0)
+
 static MkErrorE
 no_message(MqContextC *ctx, const char *what)
 {
@@ -15,7 +26,7 @@ no_message(MqContextC *ctx, const char *what)
     {                                                                      \
         if (!ctx->rd)                                                      \
             return no_message(ctx, "Read" #NAME);                          \
-        return MkBufferStreamRead##NAME(ctx->rd, out);                     \
+        LENT(ctx, MkBufferStreamRead##NAME(ctx->rd, out));                 \
     }
 READ_VALUE(I8, MK_I8)
 READ_VALUE(I16, MK_I16)
@@ -33,7 +44,7 @@ MqReadBIN(MqContextC *ctx, const void **data, size_t *size)
 {
     if (!ctx->rd)
         return no_message(ctx, "ReadBIN");
-    return MkBufferStreamReadBIN(ctx->rd, data, size);
+    LENT(ctx, MkBufferStreamReadBIN(ctx->rd, data, size));
 }
 
 MkErrorE
@@ -41,7 +52,7 @@ MqReadL_START(MqContextC *ctx)
 {
     if (!ctx->rd)
         return no_message(ctx, "ReadL_START");
-    return MkBufferStreamReadL_START(ctx->rd);
+    LENT(ctx, MkBufferStreamReadL_START(ctx->rd));
 }
 
 MkErrorE
@@ -49,7 +60,7 @@ MqReadL_END(MqContextC *ctx)
 {
     if (!ctx->rd)
         return no_message(ctx, "ReadL_END");
-    return MkBufferStreamReadL_END(ctx->rd);
+    LENT(ctx, MkBufferStreamReadL_END(ctx->rd));
 }
 
 MK_BOL

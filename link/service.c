@@ -98,7 +98,6 @@ mqi_serve_call(MqContextC *ctx, const mqi_hdr *h, MkBufferStreamC *body)
                            .persist = (h->flags & MQI_F_PERSIST) != 0};
     memcpy(ctx->call.token, h->token, 5);
     ctx->rd = body;
-    body->err = ctx->err;
     if (s)
         rc = s->cb.fn(ctx, s->cb.data);
     else
@@ -122,28 +121,32 @@ mqi_serve_call(MqContextC *ctx, const mqi_hdr *h, MkBufferStreamC *body)
     ctx->rd = saved_rd == saved_ret ? ctx->ret : saved_rd; /* a nested wait swapped ret */
 }
 
-/* _CHC: create the server instance for a new client child. */
+/* _CHC: create the server instance for a new client child.  The id is the
+ * client's name for it, checked before anything is made for it. */
 static void
 child_create(mqi_conn *c, const mqi_hdr *h)
 {
-    MqContextC *parent = c->ctx ? c->ctx[0] : NULL;
-    MqContextC *child = parent ? mqi_instance_create(parent) : NULL;
+    MqContextC *parent = c->parent, *child = NULL;
     mqi_hdr r = {.kind = MQI_RETURN, .child = h->child, .trans = h->trans, .flags = MQI_F_INTERNAL};
     memcpy(r.token, h->token, 5);
     if (!parent)
         return;
-    if (!child) {
-        mqi_send_error(parent, h->trans, MQ_ERR_LINK, MqErrorGetText(parent));
-        return;
-    }
-    child->parent = parent;
-    if (mqi_conn_attach(c, child, h->child) != MK_OK ||
-        (child->setup.fn && child->setup.fn(child, child->setup.data) != MK_OK)) {
-        mqi_send_error(parent, h->trans, MqErrorGetCode(child), MqErrorGetText(child));
+    if (h->child == 0) {
+        MkErrorSet(parent->err, MQ_ERR_PROTOCOL, "child id 0 is the parent's");
+    } else if (mqi_conn_child_check(c, h->child, parent->err) == MK_OK &&
+               (child = mqi_instance_create(parent)) != NULL) {
+        child->parent = parent;
+        if (mqi_conn_attach(c, child, h->child) == MK_OK &&
+            (!child->setup.fn || child->setup.fn(child, child->setup.data) == MK_OK)) {
+            mqi_conn_write_frame(c, &r, NULL);
+            return;
+        }
+        MkErrorCopy(parent->err, child->err);
         MqContextDelete(child);
-        return;
     }
-    mqi_conn_write_frame(c, &r, NULL);
+    mqi_log(parent, MK_LOG_WARN, "child %u refused: %s", h->child, MqErrorGetText(parent));
+    mqi_send_error(parent, h->trans, MqErrorGetCode(parent), MqErrorGetText(parent));
+    MkErrorReset(parent->err);
 }
 
 void
@@ -157,7 +160,7 @@ mqi_serve_internal(mqi_conn *c, const mqi_hdr *h, MkBufferStreamC *body)
         /* the client is done and waits for us to close (transport/tcp) */
         mqi_conn_fail(c, MQ_ERR_LINK, "peer closed the connection");
     } else if (!memcmp(h->token, "_CHD", 4) && c->is_server) {
-        MqContextC *child = h->child && h->child < c->nctx ? c->ctx[h->child] : NULL;
+        MqContextC *child = h->child ? mqi_conn_context(c, h->child) : NULL;
         if (child && child->lib_owned)
             MqContextDelete(child);
     } else {
