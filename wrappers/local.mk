@@ -90,12 +90,10 @@ nodist_include_HEADERS = wrappers/cxx/mqlink.hh
 include_HEADERS += wrappers/cxx/mqlink_runtime.hh wrappers/cxx/mqlink_context.hh
 MQCXX_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_builddir)/wrappers/cxx -I$(top_srcdir)/wrappers/cxx
 
-wrappers/cxx/mqlinkcxx.pc: $(top_srcdir)/wrappers/cxx/mqlinkcxx.pc.in Makefile
-	$(AM_V_GEN)sed -e 's|@prefix@|$(prefix)|' -e 's|@exec_prefix@|$(exec_prefix)|' \
-	  -e 's|@libdir@|$(libdir)|' -e 's|@includedir@|$(includedir)|' \
-	  -e 's|@VERSION@|$(VERSION)|' $< > $@
+# configure makes the .pc, like the others (a sed rule here had its own
+# @prefix@ patterns substituted by configure, and installed them literally)
 nodist_pkgconfig_DATA = wrappers/cxx/mqlinkcxx.pc
-CLEANFILES += wrappers/cxx/mqlink.hh wrappers/cxx/mqlinkcxx.pc
+CLEANFILES += wrappers/cxx/mqlink.hh
 
 bin_PROGRAMS += wrappers/cxx/perfserver-cxx
 wrappers_cxx_perfserver_cxx_SOURCES = wrappers/cxx/perfserver.cc
