@@ -53,7 +53,7 @@ class FuncGlue:
         self.w("static PyObject *")
         self.w("%s_%s(%s, %s)" % (k.name if k else "module", p.name, selfdecl, ARGS_DECL[self.conv]))
         self.w("{")
-        if self.locals():
+        if self.declare_locals():
             self.w("")
         if p.on_object:
             self.w("    if (!obj)")
@@ -67,9 +67,9 @@ class FuncGlue:
         self.w("}")
         self.w("")
 
-    def locals(self):
-        p, n = self.plan, 0
-        lines = []
+    def declare_locals(self):
+        """The function's locals; False when it has none."""
+        p, lines = self.plan, []
         if p.on_object:
             lines.append("%s *obj = self->obj;" % p.cls.c)
         for i in p.inputs:
@@ -84,8 +84,7 @@ class FuncGlue:
             lines.append(c_decl(p.c_ret_type, "r") + ";")
         for line in lines:
             self.w("    " + line)
-            n += 1
-        return n
+        return bool(lines)
 
     def convert(self):
         """Each input in the plan's order; a failure releases the

@@ -1,4 +1,5 @@
 """Small text helpers every emitter shares."""
+from .types import TYPES
 
 
 def banner(api, comment=""):
@@ -20,7 +21,6 @@ def c_decl(ctype, name):
 def col(type_name, lang):
     """The type table's cell for a type and a language (check_complete made
     sure it exists)."""
-    from .types import TYPES
     return TYPES[type_name].cols[lang]
 
 
