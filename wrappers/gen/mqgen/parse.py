@@ -113,8 +113,10 @@ def parse_ret(text, kind, where):
         else:
             raise ApiError("unknown return word or flag '%s' for a %s returning %s"
                            % (w, kind, ret), where)
-    if (kind == "ctor") != (ret == "self") and kind != "method":
-        raise ApiError("a ctor returns self, and only a ctor or method does", where)
+    if kind == "ctor" and ret != "self":
+        raise ApiError("a ctor returns self", where)
+    if ret == "self" and kind not in ("ctor", "method"):
+        raise ApiError("only a ctor or a method returns self", where)
     if kind == "dtor" and ret != "void":
         raise ApiError("a dtor returns void", where)
     return ret, tuple(mods), tuple(flags)
