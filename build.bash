@@ -146,7 +146,7 @@ fuzz_target() {
     # executions: the final stats of a run that ended on time, else its last status line
     local execs=0 n cov
     for f in "$logs"/run.*; do
-        n=$(awk -F: '/^stat::number_of_executed_units/ {print $2 + 0}' "$f")
+        n=$(awk -F: '/^stat::number_of_executed_units/ {print $NF + 0}' "$f")
         [ -n "$n" ] || n=$(grep -o '^#[0-9]*' "$f" | tail -1 | tr -d '#' || true)
         execs=$((execs + ${n:-0}))
     done
