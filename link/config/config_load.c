@@ -22,6 +22,7 @@ static const struct key {
     {"sync", T_SYNC},    {"tcp", T_BOOL},     {"uds", T_BOOL},       {"host", T_STR},
     {"port", T_INT},     {"file", T_STR},     {"fork", T_BOOL},      {"thread", T_BOOL},
     {"spawn", T_BOOL},
+    {"max-senders", T_INT}, {"max-storage", T_INT},
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 
