@@ -23,6 +23,8 @@ static const struct key {
     {"port", T_INT},     {"file", T_STR},     {"fork", T_BOOL},      {"thread", T_BOOL},
     {"spawn", T_BOOL},
     {"max-children", T_INT},
+    {"max-buffered", T_INT}, {"max-connections", T_INT}, {"idle-timeout", T_INT},
+    {"frame-timeout", T_INT},
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 
