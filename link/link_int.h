@@ -310,6 +310,8 @@ struct MqContextC {
     mqi_cb txn_handler;       /* answers of re-sent persistent calls */
     char *spawn_cmd;          /* listener with --spawn: our own command line */
     size_t spawn_cmd_len;
+    dev_t uds_dev;            /* listener: the socket file it made (uds.c) */
+    ino_t uds_ino;
 };
 
 /* Log through the context's name and --debug / --silent settings. */
