@@ -3,7 +3,8 @@
 # Included from wrappers/local.mk.
 INTEROP_MODES = pipe uds-fork uds-spawn uds-thread tcp-fork tcp-spawn tcp-thread
 INTEROP_ENV = LD_LIBRARY_PATH='$(abs_top_builddir)/link/.libs:$(abs_top_builddir)/kernel/.libs' \
-	PYTHONPATH='$(abs_top_builddir)/wrappers/python'; export LD_LIBRARY_PATH PYTHONPATH;
+	PYTHONPATH='$(abs_top_builddir)/wrappers/python' RUBYLIB='$(abs_top_builddir)/wrappers/ruby'; \
+	export LD_LIBRARY_PATH PYTHONPATH RUBYLIB;
 EXTRA_DIST += tests/interop/pyserver.py tests/interop/pyclient.py tests/interop/run_matrix.sh
 
 check_PROGRAMS += tests/interop/cserver tests/interop/cclient
