@@ -44,8 +44,8 @@ $(MQRB_EXT): wrappers/ruby/libmqrb.la link/libmqlink.la kernel/libmkkernel.la
 	  $(MQRB_LIBS) -L$(RUBY_LIBDIR) $(RUBY_LIBS) -Wl,-rpath,$(libdir)
 
 # The perfserver as installed: it finds the installed extension itself.
-wrappers/ruby/perfserver.rb: $(top_srcdir)/wrappers/ruby/perfserver.rb
-	$(AM_V_GEN)$(MKDIR_P) wrappers/ruby && \
+wrappers/ruby/inst/perfserver.rb: $(top_srcdir)/wrappers/ruby/perfserver.rb
+	$(AM_V_GEN)$(MKDIR_P) wrappers/ruby/inst && \
 	  sed -e 's|^# @MQLINK_RUBYLIB@|$$LOAD_PATH.unshift("$(rbextdir)")|' $< > $@
 
 # The floor: C calling an empty Ruby method through the runtime's own path.
@@ -58,8 +58,8 @@ wrappers_ruby_perffloor_ruby_LDADD = -L$(RUBY_LIBDIR) $(RUBY_LIBS)
 rbext_DATA =
 nodist_rbext_DATA = $(MQRB_EXT)
 mqlinkrbdir = $(datadir)/mqlink
-nodist_mqlinkrb_DATA = wrappers/ruby/perfserver.rb
-CLEANFILES += $(MQRB_EXT) wrappers/ruby/gen/glue.c wrappers/ruby/perfserver.rb
+nodist_mqlinkrb_DATA = wrappers/ruby/inst/perfserver.rb
+CLEANFILES += $(MQRB_EXT) wrappers/ruby/gen/glue.c wrappers/ruby/inst/perfserver.rb
 
 # Tests: rb-NAME.sh runs wrappers/ruby/NAME_test.rb against the build tree.
 WRAPPER_RB_TESTS = wrappers/ruby/rb-buffer.sh wrappers/ruby/rb-callback.sh \
