@@ -1,4 +1,4 @@
-/* generated from sample.api by wrappers/gen/mqgen.py — do not edit */
+/* generated from wrappers/gen/golden/sample.api by wrappers/gen/mqgen.py — do not edit */
 #include "runtime.h"
 
 /* The name of an item type. */
