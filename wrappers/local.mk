@@ -20,6 +20,7 @@ MQGEN_FILES = \
 	wrappers/gen/mqgen/python_glue.py \
 	wrappers/gen/mqgen/python_plain.py \
 	wrappers/gen/mqgen/python_stubs.py \
+	wrappers/gen/mqgen/ruby.py \
 	wrappers/gen/mqgen/registry.py \
 	wrappers/gen/mqgen/check.py \
 	wrappers/gen/mqgen/cli.py
@@ -150,6 +151,7 @@ wrappers_cxx_callback_test_CPPFLAGS = $(MQCXX_CPPFLAGS)
 wrappers_cxx_callback_test_LDADD = tests/libmqtest.la link/libmqlink.la kernel/libmkkernel.la
 TESTS += wrappers/cxx/callback_test
 endif
+include wrappers/ruby/local.mk
 TESTS += $(WRAPPER_TESTS)
 nodist_check_SCRIPTS = $(WRAPPER_TESTS)
 CLEANFILES += wrappers/python/py-configfile.sh wrappers/python/py-buffer.sh \
