@@ -139,4 +139,5 @@ nodist_check_SCRIPTS = $(WRAPPER_TESTS)
 CLEANFILES += wrappers/python/py-configfile.sh wrappers/python/py-buffer.sh \
 	wrappers/python/py-threads.sh wrappers/python/py-callback.sh
 
+include wrappers/tcl/local.mk
 include tests/interop/local.mk
