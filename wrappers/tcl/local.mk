@@ -46,11 +46,11 @@ $(MQTCL_EXT): wrappers/tcl/libmqtcl.la link/libmqlink.la kernel/libmkkernel.la
 
 wrappers/tcl/pkgIndex.tcl: $(top_srcdir)/wrappers/tcl/pkgIndex.tcl.in Makefile
 	$(AM_V_GEN)$(MKDIR_P) wrappers/tcl && \
-	  sed -e 's|@VERSION@|$(PACKAGE_VERSION)|' $< > $@
+	  sed -e 's|%VERSION%|$(PACKAGE_VERSION)|' $< > $@
 
 # The perfserver as installed: it finds the installed package by itself.
-wrappers/tcl/perfserver.tcl: $(top_srcdir)/wrappers/tcl/perfserver.tcl
-	$(AM_V_GEN)$(MKDIR_P) wrappers/tcl && \
+wrappers/tcl/inst/perfserver.tcl: $(top_srcdir)/wrappers/tcl/perfserver.tcl
+	$(AM_V_GEN)$(MKDIR_P) wrappers/tcl/inst && \
 	  sed -e 's|^# @MQLINK_TCLLIB@|lappend auto_path {$(libdir)/tcl}|' $< > $@
 
 # C calling the empty service through Tcl_EvalObjv: the one-way floor.
@@ -62,8 +62,8 @@ wrappers_tcl_perffloor_tcl_LDADD = $(TCL_LIBS)
 
 tclpkg_DATA = wrappers/tcl/pkgIndex.tcl
 nodist_tclpkg_DATA = $(MQTCL_EXT)
-nodist_pkgdata_DATA = wrappers/tcl/perfserver.tcl
-CLEANFILES += $(MQTCL_EXT) wrappers/tcl/pkgIndex.tcl wrappers/tcl/perfserver.tcl \
+nodist_pkgdata_DATA = wrappers/tcl/inst/perfserver.tcl
+CLEANFILES += $(MQTCL_EXT) wrappers/tcl/pkgIndex.tcl wrappers/tcl/inst/perfserver.tcl \
 	wrappers/tcl/gen/glue.c wrappers/tcl/gen/glue.h wrappers/tcl/tcl-buffer.sh
 
 # Tests: each runs the build tree's package (TCLLIBPATH=wrappers/tcl).
