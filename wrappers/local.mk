@@ -20,6 +20,7 @@ MQGEN_FILES = \
 	wrappers/gen/mqgen/python_glue.py \
 	wrappers/gen/mqgen/python_plain.py \
 	wrappers/gen/mqgen/python_stubs.py \
+	wrappers/gen/mqgen/tcl.py \
 	wrappers/gen/mqgen/registry.py \
 	wrappers/gen/mqgen/check.py \
 	wrappers/gen/mqgen/cli.py
