@@ -94,7 +94,12 @@ class FuncGlue:
     def check_count(self):
         p = self.plan
         n, nreq = len(p.inputs), len([i for i in p.inputs if not i.optional])
-        cond = "objc != %d" % n if n == nreq else "objc < %d || objc > %d" % (nreq, n)
+        if n == nreq:
+            cond = "objc != %d" % n
+        elif nreq == 0:
+            cond = "objc > %d" % n
+        else:
+            cond = "objc < %d || objc > %d" % (nreq, n)
         self.w("    if (%s)" % cond)
         self.w("        return mqtcl_wrong_args(interp, %s, %s);" % (c_string(p.name),
                                                                   c_string(usage(p))))
