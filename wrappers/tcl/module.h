@@ -15,7 +15,7 @@
 typedef struct mqtcl_state {
     Tcl_Class classes[MQTCL_CLASS_COUNT];
     Tcl_ThreadId thread;
-    Tcl_HashTable overrides; /* class name -> unsigned char[] (see overrides()) */
+    Tcl_HashTable overrides; /* Tcl_Class -> unsigned char[] (see overrides()) */
     Tcl_HashTable tls;       /* C object of a tls ctor -> its mqtcl_obj */
 } mqtcl_state;
 

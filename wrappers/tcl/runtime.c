@@ -131,17 +131,37 @@ fast_my(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     return self->oo_my(self->oo_my_data, interp, objc, objv);
 }
 
+/* The class mqtcl_new_object_of is instantiating (NULL: unknown). */
+static _Thread_local Tcl_Class pending_class;
+
 /* The mqlink methods the object's class (or a filter) takes over from the
- * base class: those keep going through TclOO.  Once per class. */
+ * base class: those keep going through TclOO.  Worked out once per class
+ * (the cache is keyed by the class), so a new server instance pays a hash
+ * lookup. */
 static const unsigned char *
 overrides(Tcl_Interp *interp, mqtcl_state *st, mqtcl_obj *self)
 {
     const mqtcl_method *t = mqtcl_classes[self->cls].methods;
-    Tcl_Obj *cls, *cmd[3], *list;
+    Tcl_Class cls = pending_class;
+    Tcl_Obj *cmd[3], *list, **v;
     Tcl_HashEntry *e;
-    unsigned char *ov = NULL;
-    int isnew, n = 0, rc;
+    unsigned char *ov;
+    int isnew, n = 0, c, rc;
 
+    if (!cls) {
+        Tcl_Obj *q = Tcl_ObjPrintf("::info object class {%s}",
+                                   Tcl_GetString(Tcl_GetObjectName(interp, self->obj)));
+        Tcl_Object co;
+        Tcl_IncrRefCount(q);
+        rc = Tcl_EvalObjEx(interp, q, TCL_EVAL_GLOBAL);
+        Tcl_DecrRefCount(q);
+        if (rc != TCL_OK || !(co = Tcl_GetObjectFromObj(interp, Tcl_GetObjResult(interp))) ||
+            !(cls = Tcl_GetObjectAsClass(co)))
+            return NULL;
+    }
+    e = Tcl_CreateHashEntry(&st->overrides, (char *)cls, &isnew);
+    if (!isnew)
+        return Tcl_GetHashValue(e);
     cmd[0] = Tcl_NewStringObj("::mqlink::Overrides", -1);
     cmd[1] = Tcl_GetObjectName(interp, self->obj);
     cmd[2] = Tcl_NewStringObj(mqtcl_classes[self->cls].name, -1);
@@ -150,28 +170,20 @@ overrides(Tcl_Interp *interp, mqtcl_state *st, mqtcl_obj *self)
     rc = Tcl_EvalObjv(interp, 3, cmd, TCL_EVAL_GLOBAL);
     for (int k = 0; k < 3; k++)
         Tcl_DecrRefCount(cmd[k]);
-    if (rc != TCL_OK)
-        return NULL;
     list = Tcl_GetObjResult(interp);
-    if (Tcl_ListObjIndex(interp, list, 0, &cls) != TCL_OK || !cls)
+    if (rc != TCL_OK || Tcl_ListObjGetElements(interp, list, &c, &v) != TCL_OK) {
+        Tcl_DeleteHashEntry(e);
         return NULL;
-    e = Tcl_CreateHashEntry(&st->overrides, Tcl_GetString(cls), &isnew);
-    if (!isnew)
-        return Tcl_GetHashValue(e);
+    }
     while (t[n].name)
         n++;
     ov = (unsigned char *)ckalloc(n + 1);
     memset(ov, 0, n + 1);
-    {
-        int c;
-        Tcl_Obj **v;
-        Tcl_ListObjGetElements(NULL, list, &c, &v);
-        for (int k = 1; k < c; k++) {
-            int i;
-            if (Tcl_GetIndexFromObjStruct(NULL, v[k], t, sizeof *t, "method", TCL_EXACT, &i) ==
-                TCL_OK)
-                ov[i] = 1;
-        }
+    for (int k = 1; k < c; k++) {
+        int i;
+        if (Tcl_GetIndexFromObjStruct(NULL, v[k], t, sizeof *t, "method", TCL_EXACT, &i) ==
+            TCL_OK)
+            ov[i] = 1;
     }
     Tcl_SetHashValue(e, ov);
     Tcl_ResetResult(interp);
@@ -280,7 +292,9 @@ mqtcl_new_object_of(Tcl_Interp *interp, Tcl_Class tcls, int cls, void *c, int ow
 
     pending.c = c;
     pending.owned = owned;
-    o = Tcl_NewObjectInstance(interp, tcls ? tcls : st->classes[cls], NULL, NULL, 0, NULL, 0);
+    pending_class = tcls ? tcls : st->classes[cls];
+    o = Tcl_NewObjectInstance(interp, pending_class, NULL, NULL, 0, NULL, 0);
+    pending_class = NULL;
     if (pending.c || (o && !mqtcl_self(o))) {
         /* the constructor never ran ours: nothing adopted c */
         pending.c = NULL;
@@ -420,7 +434,7 @@ mqtcl_init_interp(Tcl_Interp *interp)
     st = (mqtcl_state *)ckalloc(sizeof *st);
     memset(st, 0, sizeof *st);
     st->thread = Tcl_GetCurrentThread();
-    Tcl_InitHashTable(&st->overrides, TCL_STRING_KEYS);
+    Tcl_InitHashTable(&st->overrides, TCL_ONE_WORD_KEYS);
     Tcl_InitHashTable(&st->tls, TCL_ONE_WORD_KEYS);
     Tcl_SetAssocData(interp, "mqlink", state_free, st);
     if (Tcl_EvalEx(interp, helpers, -1, TCL_EVAL_GLOBAL) != TCL_OK)
