@@ -134,6 +134,7 @@ wrappers_cxx_callback_test_CPPFLAGS = $(MQCXX_CPPFLAGS)
 wrappers_cxx_callback_test_LDADD = tests/libmqtest.la link/libmqlink.la kernel/libmkkernel.la
 TESTS += wrappers/cxx/callback_test
 endif
+include wrappers/java/local.mk
 TESTS += $(WRAPPER_TESTS)
 nodist_check_SCRIPTS = $(WRAPPER_TESTS)
 CLEANFILES += wrappers/python/py-configfile.sh wrappers/python/py-buffer.sh \

@@ -46,3 +46,24 @@ INTEROP_DRIVERS = $(foreach p,py-py py-c c-py c-cxx cxx-c cxx-cxx py-cxx cxx-py,
 $(INTEROP_DRIVERS): tests/interop/%.sh: Makefile
 	$(AM_V_GEN)$(MKDIR_P) tests/interop && { echo '$(INTEROP_ENV)'; \
 	  echo 'exec $(INTEROP_RUN) "$(INTEROP_CLIENT_$(firstword $(subst -, ,$*)))" "$(INTEROP_SERVER_$(lastword $(subst -, ,$*)))" "$(INTEROP_MODES)"'; } > $@ && chmod +x $@
+
+# Java: no --fork (the JVM cannot fork); its pairs run over the other modes.
+if WITH_JAVA
+INTEROP_JAVA_MODES = pipe uds-spawn uds-thread tcp-spawn tcp-thread
+INTEROP_CLIENT_java = $(MQJ_RUN) JavaClient
+INTEROP_SERVER_java = $(MQJ_RUN) JavaServer
+INTEROP_JAVA_TESTS = tests/interop/java-c.sh tests/interop/java-java.sh tests/interop/c-java.sh
+if WITH_CXX
+INTEROP_JAVA_TESTS += tests/interop/java-cxx.sh
+endif
+if WITH_PYTHON
+INTEROP_JAVA_TESTS += tests/interop/java-py.sh tests/interop/py-java.sh
+endif
+TESTS += $(INTEROP_JAVA_TESTS)
+nodist_check_SCRIPTS += $(INTEROP_JAVA_TESTS)
+CLEANFILES += $(INTEROP_JAVA_TESTS)
+INTEROP_JAVA_DRIVERS = $(foreach p,java-c java-java c-java java-cxx java-py py-java,tests/interop/$(p).sh)
+$(INTEROP_JAVA_DRIVERS): tests/interop/%.sh: Makefile
+	$(AM_V_GEN)$(MKDIR_P) tests/interop && { echo '$(INTEROP_ENV)'; \
+	  echo 'exec $(INTEROP_RUN) "$(INTEROP_CLIENT_$(firstword $(subst -, ,$*)))" "$(INTEROP_SERVER_$(lastword $(subst -, ,$*)))" "$(INTEROP_JAVA_MODES)"'; } > $@ && chmod +x $@
+endif
