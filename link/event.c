@@ -106,9 +106,9 @@ dispatch_answer(mqi_conn *c, const mqi_hdr *h, MkBufferStreamC *body)
         return;
     }
     int persist = (h->flags & MQI_F_PERSIST) != 0;
+    if (persist && mqi_persist_answered(c, h, body) == MK_CONTINUE)
+        return; /* refused for now: stored, sent again, still awaited */
     mqi_pending *p = mqi_pend_take(&c->pend, persist ? h->trans | MQI_PERSIST_KEY : h->trans);
-    if (persist)
-        mqi_persist_answered(c, h->trans);
     if (!p)
         return; /* the caller gave up (timeout): a late answer is dropped */
     p->done = 1;

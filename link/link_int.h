@@ -29,6 +29,8 @@
 #define MQI_DEFAULT_MAX_FRAME (64u * 1024 * 1024)
 #define MQI_DEFAULT_BUFFERSIZE (64u * 1024)
 #define MQI_DEFAULT_MAX_CHILDREN 1024u
+#define MQI_DEFAULT_MAX_SENDERS 1024          /* --max-senders */
+#define MQI_DEFAULT_MAX_STORAGE (1LL << 30)   /* --max-storage */
 #define MQI_MAX_NEST 64   /* calls served inside calls on one connection */
 
 /* Frame kinds. */
@@ -44,6 +46,8 @@ enum mqi_kind {
 /* Header flags. */
 #define MQI_F_INTERNAL 0x1u /* link-internal call (child create/delete) */
 #define MQI_F_PERSIST 0x2u  /* trans is a persistent transaction id (storage) */
+#define MQI_F_RETRY 0x4u    /* error answer of a persistent call: refused for now,
+                             * the sender keeps the call and sends it again */
 /* Pending-table keys of persistent calls, apart from ordinary transactions. */
 #define MQI_PERSIST_KEY (1ull << 63)
 
@@ -102,6 +106,8 @@ typedef struct mqi_config {
     int srv_argc;
     char *storage;       /* --storage FILE for persistent delivery */
     int sync_full;       /* --sync full (default) or normal */
+    MK_I64 max_senders;  /* --max-senders: sender identities a receiver keeps files for */
+    MK_I64 max_storage;  /* --max-storage: bytes of a receiver's storage files together */
 } mqi_config;
 
 void mqi_config_init(mqi_config *c);
@@ -284,6 +290,7 @@ struct MqContextC {
     void (*destroy_fn)(MqContextC *, void *);
     void *destroy_data;
     struct mqi_storage *storage; /* persistent calls, both roles (parents only) */
+    struct mqi_persist_state *pst; /* persist*.c's own state (parents only) */
     mqi_cb txn_handler;       /* answers of re-sent persistent calls */
     char *spawn_cmd;          /* listener with --spawn: our own command line */
     size_t spawn_cmd_len;
@@ -352,8 +359,10 @@ void mqi_persist_serve(MqContextC *ctx, const mqi_hdr *h, MkBufferStreamC *body)
 /* Write an answer frame for the call being served on ctx (recording it
  * first when the call is persistent). */
 MkErrorE mqi_answer_write(MqContextC *ctx, uint8_t kind, const MkBufferStreamC *body);
-/* The answer of a persistent call arrived (sender side): forget it. */
-void mqi_persist_answered(mqi_conn *c, uint64_t id);
+/* The answer h of a persistent call arrived (sender side): forget the call,
+ * or, for a refusal with MQI_F_RETRY, keep it and send it again later
+ * (MK_CONTINUE: the call is not answered). */
+MkErrorE mqi_persist_answered(mqi_conn *c, const mqi_hdr *h, MkBufferStreamC *body);
 /* Link-internal _SID / _LWM frames on the receiver. */
 void mqi_persist_internal(mqi_conn *c, const mqi_hdr *h, MkBufferStreamC *body);
 /* Close ctx's storage (committing what is open). */

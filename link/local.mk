@@ -2,6 +2,7 @@
 lib_LTLIBRARIES += link/libmqlink.la
 include_HEADERS += link/mqlink.h
 noinst_HEADERS += link/link_int.h link/transport/transport.h link/start/start.h
+noinst_HEADERS += link/persist_int.h
 link_libmqlink_la_SOURCES = \
 	link/block.c \
 	link/context.c \

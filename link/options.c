@@ -22,6 +22,10 @@ static const char usage[] =
     "  --storage FILE      sqlite3 storage of persistent calls (default: in memory)\n"
     "  --sync full|normal  storage durability: full survives power loss (default),\n"
     "                      normal survives a crash of the process\n"
+    "  --max-senders N     receiver: sender identities it keeps storage files for\n"
+    "                      (default 1024, 0: no limit); more are refused\n"
+    "  --max-storage BYTES receiver: bytes its storage files may hold together\n"
+    "                      (default 1073741824, 0: no limit); calls beyond are refused\n"
     "  --config FILE       read options from a libconfig file first (global\n"
     "                      settings, then the group named like --name)\n"
     "  --silent            log nothing but errors\n"
@@ -41,6 +45,8 @@ mqi_config_init(mqi_config *c)
     c->max_children = MQI_DEFAULT_MAX_CHILDREN;
     c->socket_fd = -1;
     c->sync_full = 1;
+    c->max_senders = MQI_DEFAULT_MAX_SENDERS;
+    c->max_storage = MQI_DEFAULT_MAX_STORAGE;
 }
 
 static void
@@ -191,6 +197,12 @@ option(MqContextC *ctx, int argc, const char **argv, int *i)
     } else if (!strcmp(o, "--max-children")) {
         if ((rc = number(ctx, o, arg, 0, 1 << 24, &n)) == MK_OK)
             c->max_children = (uint32_t)n;
+    } else if (!strcmp(o, "--max-senders")) {
+        if ((rc = number(ctx, o, arg, 0, 1LL << 30, &n)) == MK_OK)
+            c->max_senders = n;
+    } else if (!strcmp(o, "--max-storage")) {
+        if ((rc = number(ctx, o, arg, 0, 1LL << 62, &n)) == MK_OK)
+            c->max_storage = n;
     } else if (!strcmp(o, "--debug")) {
         if ((rc = number(ctx, o, arg, 0, MK_LOG_TRACE, &n)) == MK_OK)
             c->debug = (int)n;

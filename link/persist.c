@@ -14,14 +14,15 @@
  * before the commit loses record and answer together: the sender re-sends
  * and the call is processed again; after it, never again. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-#include "link_int.h"
-#include "storage/storage.h"
+#include "persist_int.h"
 
 static MqContextC *
 parent_of(MqContextC *ctx)
@@ -89,24 +90,84 @@ storage_of(MqContextC *ctx)
     return p->storage;
 }
 
+mqi_persist_state *
+mqi_persist_state_of(MqContextC *ctx)
+{
+    if (!ctx->pst && (ctx->pst = calloc(1, sizeof *ctx->pst)))
+        ctx->pst->last_lwm = -1;
+    return ctx->pst;
+}
+
+/* A receiver's file whose sender has acknowledged every call (its last
+ * low-water mark is above everything recorded) holds nothing: it goes when
+ * the receiver closes it, so idle senders leave no files behind.  Checked
+ * and removed while the file is still locked by us. */
+static void
+remove_if_empty(MqContextC *ctx)
+{
+    static const char *const side[] = {"", "-wal", "-shm", "-journal"};
+    char path[4096];
+    int any = 1;
+    if (!per_peer_files(ctx) || !mqi_storage_durable(ctx->storage) ||
+        mqi_storage_in_transaction(ctx->storage) ||
+        mqi_storage_has_calls(ctx->storage, &any, ctx->err) != MK_OK || any)
+        return;
+    for (size_t i = 0; i < sizeof side / sizeof *side; i++) {
+        snprintf(path, sizeof path, "%s%s", mqi_storage_file(ctx->storage), side[i]);
+        unlink(path);
+    }
+    mqi_log(ctx, MK_LOG_INFO, "removed storage %s: its sender has acknowledged every call",
+            mqi_storage_file(ctx->storage));
+}
+
 void
 mqi_persist_close(MqContextC *ctx)
 {
+    if (ctx->storage)
+        remove_if_empty(ctx);
     if (ctx->storage && mqi_storage_close(ctx->storage, ctx->err) != MK_OK)
         mqi_log(ctx, MK_LOG_ERROR, "%s", MqErrorGetText(ctx));
     ctx->storage = NULL;
+    if (ctx->pst) {
+        free(ctx->pst->answers);
+        free(ctx->pst->refusal);
+        free(ctx->pst);
+        ctx->pst = NULL;
+    }
+}
+
+/* Commit p's storage; when that fails, the answers it would have recorded
+ * become refusals and the link stays up (persist_recv.c). */
+static MkErrorE
+commit(mqi_conn *c, MqContextC *p, MkErrorC *err)
+{
+    void *blk = mqi_block_enter(); /* a commit waits for the disk */
+    MkErrorE rc = mqi_storage_commit(p->storage, err);
+    mqi_block_leave(blk);
+    if (p->pst && rc == MK_OK) {
+        p->pst->nanswers = 0;
+        p->pst->open_bytes = 0;
+    }
+    if (rc == MK_OK || !c || mqi_persist_records_lost(c, p, err) != MK_OK)
+        return rc;
+    return MK_CONTINUE;
 }
 
 MkErrorE
 mqi_persist_commit(mqi_conn *c)
 {
     MqContextC *p = c->parent;
-    if (!p || !p->storage || !mqi_storage_in_transaction(p->storage))
+    if (!p || !p->storage)
         return MK_OK;
-    void *blk = mqi_block_enter(); /* a commit waits for the disk */
-    MkErrorE rc = mqi_storage_commit(p->storage, c->err);
-    mqi_block_leave(blk);
-    if (rc == MK_OK)
+    if (!mqi_storage_in_transaction(p->storage)) {
+        if (p->pst)
+            p->pst->nanswers = 0; /* answers from committed records */
+        return MK_OK;
+    }
+    MkErrorE rc = commit(c, p, c->err);
+    if (rc == MK_CONTINUE)
+        MkErrorReset(c->err); /* refusals instead of answers: the link goes on */
+    if (rc != MK_ERROR)
         return MK_OK;
     /* What is buffered must not leave: the link ends, the sender re-sends. */
     c->wbuf.off = c->wbuf.len = 0;
@@ -141,7 +202,7 @@ store(MqContextC *ctx, const char *what, const char *token, uint8_t kind, MK_I64
              mqi_persist_announce(ctx, st) == MK_OK &&
              mqi_storage_put(st, token, ctx->child_id, kind, ctx->send.data, ctx->send.len, id,
                              ctx->err) == MK_OK &&
-             mqi_storage_commit(st, ctx->err) == MK_OK)
+             commit(ctx->conn, parent_of(ctx), ctx->err) == MK_OK)
         rc = MK_OK;
     if (rc != MK_OK && st)
         MkErrorStack(ctx->err, "%s: the call was not stored and not sent", what);
@@ -233,12 +294,72 @@ MqStoragePendingCount(MqContextC *ctx, MK_I64 *count)
     return mqi_storage_pending_count(p->storage, count, ctx->err);
 }
 
-/* _SID: the sender's identity; the receiver's storage opens with it. */
+/* Is name FILE.IDENTITY of base (the last part of --storage)? */
+static int
+sender_file(const char *name, const char *base, size_t blen)
+{
+    return !strncmp(name, base, blen) && name[blen] == '.' && strlen(name + blen + 1) == 32 &&
+           strspn(name + blen + 1, "0123456789abcdef") == 32;
+}
+
+/* Count the senders the receiver keeps files for and the bytes of their
+ * files (with their -wal), leaving out the file of skip. */
+static void
+survey(const char *storage, const char *skip, MK_I64 *files, MK_I64 *bytes)
+{
+    char *dir = strdup(storage), path[4096];
+    char *slash = dir ? strrchr(dir, '/') : NULL;
+    const char *base = slash ? slash + 1 : storage;
+    const char *where = !slash ? "." : slash == dir ? "/" : (*slash = '\0', dir);
+    size_t blen = strlen(base);
+    struct stat sb;
+    struct dirent *e;
+    DIR *d = dir ? opendir(where) : NULL;
+    *files = *bytes = 0;
+    while (d && (e = readdir(d))) {
+        if (!sender_file(e->d_name, base, blen) || !strcmp(e->d_name + blen + 1, skip))
+            continue;
+        ++*files;
+        snprintf(path, sizeof path, "%s/%s", where, e->d_name);
+        if (stat(path, &sb) == 0)
+            *bytes += sb.st_size;
+        snprintf(path, sizeof path, "%s/%s-wal", where, e->d_name);
+        if (stat(path, &sb) == 0)
+            *bytes += sb.st_size;
+    }
+    if (d)
+        closedir(d);
+    free(dir);
+}
+
+/* --max-senders: a new sender gets a file only below the limit.  Sets the
+ * refusal its persistent calls get (and logs it) when not. */
+static int
+sender_allowed(MqContextC *p, mqi_persist_state *s, const char *file, const char *id)
+{
+    MK_I64 files = 0;
+    struct stat sb;
+    survey(p->cfg.storage, id, &files, &s->others_bytes);
+    if (stat(file, &sb) == 0 || p->cfg.max_senders <= 0 || files < p->cfg.max_senders)
+        return 1;
+    free(s->refusal);
+    if (asprintf(&s->refusal, "persistent calls refused: the receiver keeps storage for at most "
+                 "%lld senders (--max-senders) and has %lld", (long long)p->cfg.max_senders,
+                 (long long)files) < 0)
+        s->refusal = NULL;
+    mqi_log(p, MK_LOG_WARN, "sender %s: %s", id,
+            s->refusal ? s->refusal : "too many senders (--max-senders)");
+    return 0;
+}
+
+/* _SID: the sender's identity; the receiver's storage opens with it.  The
+ * identity is 32 hex digits, nothing else: it names a file. */
 static void
 peer_identity(mqi_conn *c, MqContextC *p, MkBufferStreamC *body)
 {
     const char *id = NULL;
     char *file = NULL;
+    mqi_persist_state *s = NULL;
     if (MkBufferStreamReadSTR(body, &id) != MK_OK || strlen(id) != 32 ||
         strspn(id, "0123456789abcdef") != 32) {
         mqi_conn_fail(c, MQ_ERR_PROTOCOL, "malformed storage identity from the peer");
@@ -251,6 +372,10 @@ peer_identity(mqi_conn *c, MqContextC *p, MkBufferStreamC *body)
     if (p->cfg.storage && per_peer_files(p) &&
         asprintf(&file, "%s.%s", p->cfg.storage, id) < 0)
         file = NULL;
+    if (file && (!(s = mqi_persist_state_of(p)) || !sender_allowed(p, s, file, id))) {
+        free(file);
+        return;
+    }
     if (open_file(p, file) != MK_OK)
         mqi_log(p, MK_LOG_ERROR, "%s", MqErrorGetText(p));
     free(file);

@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -306,12 +308,358 @@ modes(void)
     }
 }
 
+
+/* ------------------------------------------------- hostile or broken peers */
+
+static char srvdir[256];
+
+/* A directory for a receiver's per-sender files, removed with them. */
+static const char *
+server_dir(void)
+{
+    snprintf(srvdir, sizeof srvdir, "%s", mqt_temp_path("srvdir"));
+    MQT_CHECK(mkdir(srvdir, 0700) == 0);
+    static char base[300];
+    snprintf(base, sizeof base, "%s/srv.db", srvdir);
+    return base;
+}
+
+static void
+remove_server_dir(void)
+{
+    DIR *d = opendir(srvdir);
+    struct dirent *e;
+    char p[600];
+    while (d && (e = readdir(d)))
+        if (e->d_name[0] != '.' && snprintf(p, sizeof p, "%s/%s", srvdir, e->d_name) > 0)
+            unlink(p);
+    if (d)
+        closedir(d);
+    rmdir(srvdir);
+}
+
+/* Files srv.db.IDENTITY in the server's directory. */
+static int
+sender_files(void)
+{
+    DIR *d = opendir(srvdir);
+    struct dirent *e;
+    int n = 0;
+    while (d && (e = readdir(d)))
+        n += !strncmp(e->d_name, "srv.db.", 7) && strlen(e->d_name) == 7 + 32;
+    if (d)
+        closedir(d);
+    return n;
+}
+
+static int
+start_fork_server(const char *base, const char *opt, const char *val)
+{
+    const char *argv[] = {mqt_build_path("link/testserver"), "--uds", "--file", sock, "--fork",
+                          "--storage", base, "--sync", "normal", "--silent", opt, val, NULL};
+    unlink(sock);
+    server = mqt_launch(argv, 120);
+    int rc = mqt_wait_for_file(sock, 5000);
+    MQT_CHECK_MSG(rc == 0, "server with %s %s did not come up", opt ? opt : "", val ? val : "");
+    return rc;
+}
+
+static MqContextC *
+client_on(const char *storage)
+{
+    const char *args[] = {"client", "--uds", "--file", sock, "--storage", storage,
+                          "--sync", "normal", "--silent"};
+    MqContextC *c = MqContextCreate();
+    if (MqLinkCreate(c, 9, args) != MK_OK) {
+        mqt_fail(__FILE__, __LINE__, "LinkCreate: %s", MqErrorGetText(c));
+        MqContextDelete(c);
+        return NULL;
+    }
+    return c;
+}
+
+static void
+copy_file(const char *from, const char *to)
+{
+    char buf[65536];
+    size_t n;
+    FILE *a = fopen(from, "rb"), *b = fopen(to, "wb");
+    MQT_CHECK(a && b);
+    while (a && b && (n = fread(buf, 1, sizeof buf, a)) > 0)
+        MQT_CHECK(fwrite(buf, 1, n, b) == n);
+    if (a)
+        fclose(a);
+    if (b)
+        fclose(b);
+}
+
+/* A persistent call of v; MK_OK with *back its answer, or MK_ERROR. */
+static MkErrorE
+call_pers(MqContextC *c, MK_I64 v, MK_I64 *back)
+{
+    MqSendSTART(c);
+    MqSendI64(c, v);
+    if (MqSendEND_AND_TRANSACTION(c, "PERS", 10000) != MK_OK)
+        return MK_ERROR;
+    return MqReadI64(c, back);
+}
+
+/* Two senders with one identity (a copied storage file, or one restored
+ * from an older backup) reuse (identity, id) for different calls: the
+ * second call must be refused, never answered with the first one's answer. */
+static void
+shared_identity(void)
+{
+    paths();
+    const char *base = server_dir();
+    const char *copy = mqt_temp_path("cli-copy.db");
+    if (start_fork_server(base, NULL, NULL) != 0)
+        return;
+    MqContextC *c = client_on(clidb); /* creates the sender's file */
+    MqContextDelete(c);
+    copy_file(clidb, copy);
+    int wrong = 0, refused = 0;
+    /* the first sender dies with its ten calls answered and before it told
+     * the receiver so (its low-water mark): the records stay */
+    pid_t first = fork();
+    if (first == 0) {
+        c = client_on(clidb);
+        for (MK_I64 v = 1; c && v <= 10; v++)
+            send_call(c, v);
+        if (c)
+            drain(c);
+        _exit(mqt_failures() || answers != 10 ? 1 : 0);
+    }
+    int status = -1;
+    waitpid(first, &status, 0);
+    MQT_CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "first sender: %d", status);
+    c = client_on(copy);
+    for (MK_I64 v = 101; c && v <= 110; v++) {
+        MK_I64 back = 0;
+        if (call_pers(c, v, &back) == MK_OK) {
+            wrong += back != v;
+            continue;
+        }
+        refused++;
+        MQT_CHECK_MSG(strstr(MqErrorGetText(c), "recorded for a different call") &&
+                          strstr(MqErrorGetText(c), "identities must be unique"),
+                      "%s", MqErrorGetText(c));
+    }
+    MQT_CHECK_MSG(wrong == 0, "%d of 10 calls got another call's answer", wrong);
+    MQT_CHECK_MSG(refused == 10, "%d of 10 refused", refused);
+    MqContextDelete(c);
+    mqt_stop(server);
+    remove_server_dir();
+}
+
+/* The in-process receiver of the full-disk test: its files may not grow
+ * past 1 MiB (RLIMIT_FSIZE) until FREE lifts the limit, and it counts the
+ * executions of PERS in memory shared by all its instances. */
+static volatile int *executed;
+
+static MkErrorE
+big_pers(MqContextC *ctx, void *data)
+{
+    MK_I64 v;
+    const void *bin = NULL;
+    size_t n = 0;
+    if (MqReadI64(ctx, &v) != MK_OK || MqReadBIN(ctx, &bin, &n) != MK_OK)
+        return MK_ERROR;
+    __sync_fetch_and_add(&executed[v], 1);
+    MqSendSTART(ctx);
+    MqSendI64(ctx, v);
+    MqSendBIN(ctx, bin, n);
+    return MqSendRETURN(ctx);
+}
+
+static MkErrorE
+free_disk(MqContextC *ctx, void *data)
+{
+    struct rlimit r;
+    getrlimit(RLIMIT_FSIZE, &r);
+    r.rlim_cur = r.rlim_max;
+    setrlimit(RLIMIT_FSIZE, &r);
+    MqSendSTART(ctx);
+    return MqSendRETURN(ctx);
+}
+
+static MkErrorE
+full_setup(MqContextC *ctx, void *data)
+{
+    if (MqServiceCreate(ctx, "PERS", big_pers, NULL, NULL) != MK_OK ||
+        MqServiceCreate(ctx, "FREE", free_disk, NULL, NULL) != MK_OK)
+        return MK_ERROR;
+    return MK_OK;
+}
+
+static pid_t
+start_full_server(const char *base)
+{
+    pid_t pid = fork();
+    if (pid != 0)
+        return pid;
+    struct rlimit r;
+    signal(SIGXFSZ, SIG_IGN); /* a write past the limit fails with EFBIG */
+    getrlimit(RLIMIT_FSIZE, &r);
+    r.rlim_cur = 1 << 20;
+    setrlimit(RLIMIT_FSIZE, &r);
+    alarm(60);
+    const char *args[] = {"server", "--uds", "--file", sock, "--fork", "--storage", base,
+                          "--sync", "normal", "--silent"};
+    MqContextC *s = MqContextCreate();
+    MqConfigSetServerSetup(s, full_setup, NULL, NULL);
+    if (MqLinkCreate(s, 10, args) == MK_OK)
+        MqProcessEvent(s, MQ_WAIT_FOREVER, MQ_TIMEOUT_DEFAULT);
+    _exit(0);
+}
+
+static int big_answered;
+
+static MkErrorE
+on_big_answer(MqContextC *ctx, void *data)
+{
+    MK_I64 v = 0;
+    if (!MqErrorGetCode(ctx) && MqReadI64(ctx, &v) == MK_OK && v == 2)
+        big_answered++;
+    return MK_OK;
+}
+
+/* Serve c for ms milliseconds; a link that went down is created again (the
+ * stored call is sent again), as an application would. */
+static void
+serve_for(MqContextC *c, int ms)
+{
+    const char *args[] = {"client", "--uds", "--file", sock, "--storage", clidb,
+                          "--sync", "normal", "--silent"};
+    for (int i = 0; i < ms / 10 && !big_answered; i++) {
+        if (MqProcessEvent(c, MQ_WAIT_ONCE, 10) == MK_ERROR && MqErrorGetCode(c) == MQ_ERR_LINK) {
+            MqLinkDelete(c);
+            MqLinkCreate(c, 9, args);
+        }
+    }
+}
+
+/* A receiver whose disk is full must not run a call again on every retry:
+ * at most once per failed commit and once for the record that succeeds. */
+static void
+disk_full(void)
+{
+    paths();
+    const char *base = server_dir();
+    executed = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    memset((void *)executed, 0, 4096);
+    pid_t srv = start_full_server(base);
+    if (mqt_wait_for_file(sock, 5000) != 0) {
+        mqt_fail(__FILE__, __LINE__, "server did not come up");
+        kill(srv, SIGKILL);
+        waitpid(srv, NULL, 0);
+        return;
+    }
+    MqContextC *c = client();
+    MK_I64 back = 0;
+    size_t big = 2u << 20;
+    char *payload = calloc(1, big);
+    MqSendSTART(c);
+    MqSendI64(c, 1);
+    MqSendBIN(c, "small", 5);
+    MQT_OK(MqSendEND_AND_TRANSACTION(c, "PERS", 10000), MqErrorGetText(c));
+    MQT_OK(MqReadI64(c, &back), MqErrorGetText(c));
+    /* a 2 MiB answer does not fit below the limit */
+    MqSendSTART(c);
+    MqSendI64(c, 2);
+    MqSendBIN(c, payload, big);
+    MQT_OK(MqSendEND_AND_TRANSACTION_CALLBACK(c, "PERS", on_big_answer, NULL, NULL, 30000),
+           MqErrorGetText(c));
+    serve_for(c, 2000);
+    int while_full = executed[2];
+    MqSendSTART(c);
+    if (MqSendEND_AND_WAIT(c, "FREE", 5000) != MK_OK)
+        mqt_fail(__FILE__, __LINE__, "FREE: %s", MqErrorGetText(c));
+    serve_for(c, 10000);
+    printf("# executed %d times while the disk was full, %d in all\n", while_full, executed[2]);
+    MQT_CHECK_MSG(while_full <= 1, "the call ran %d times while the disk was full", while_full);
+    MQT_CHECK_MSG(big_answered == 1, "answered %d times", big_answered);
+    MQT_CHECK_MSG(executed[2] <= 2, "the call ran %d times for one record", executed[2]);
+    MqContextDelete(c);
+    free(payload);
+    kill(srv, SIGTERM);
+    waitpid(srv, NULL, 0);
+    munmap((void *)executed, 4096);
+    remove_server_dir();
+}
+
+/* --max-senders bounds the sender files a receiver keeps, --max-storage
+ * their bytes; a sender that has everything answered leaves no file. */
+static void
+sender_limits(void)
+{
+    paths();
+    const char *base = server_dir();
+    if (start_fork_server(base, "--max-senders", "2") != 0)
+        return;
+    MqContextC *c[3];
+    MK_I64 back = 0;
+    for (int i = 0; i < 3; i++) {
+        c[i] = client_on(mqt_temp_path("cli-n.db"));
+        if (!c[i])
+            return;
+    }
+    MQT_OK(call_pers(c[0], 1, &back), MqErrorGetText(c[0]));
+    MQT_OK(call_pers(c[1], 1, &back), MqErrorGetText(c[1]));
+    MQT_CHECK(call_pers(c[2], 1, &back) == MK_ERROR);
+    MQT_CHECK_MSG(strstr(MqErrorGetText(c[2]), "--max-senders"), "%s", MqErrorGetText(c[2]));
+    MQT_CHECK_MSG(sender_files() == 2, "%d sender files", sender_files());
+    for (int i = 0; i < 3; i++)
+        MqContextDelete(c[i]);
+    for (int i = 0; i < 200 && sender_files() > 0; i++)
+        usleep(10000);
+    MQT_CHECK_MSG(sender_files() == 0, "%d sender files left after every call was answered",
+                  sender_files());
+    mqt_stop(server);
+
+    /* 1 MiB calls against a 300 kB limit */
+    if (start_fork_server(base, "--max-storage", "300000") != 0)
+        return;
+    MqContextC *b = client_on(clidb);
+    size_t big = 1u << 20;
+    char *payload = calloc(1, big);
+    int refused = 0;
+    for (int i = 0; b && i < 5; i++) {
+        MqSendSTART(b);
+        MqSendBIN(b, payload, big);
+        if (MqSendEND_AND_TRANSACTION(b, "ECHO", 10000) == MK_ERROR) {
+            refused++;
+            MQT_CHECK_MSG(strstr(MqErrorGetText(b), "--max-storage"), "%s", MqErrorGetText(b));
+        }
+    }
+    MQT_CHECK_MSG(refused == 5, "%d of 5 1 MiB calls refused", refused);
+    struct stat sb;
+    char path[600];
+    DIR *d = opendir(srvdir);
+    struct dirent *e;
+    MK_I64 bytes = 0;
+    while (d && (e = readdir(d)))
+        if (e->d_name[0] != '.' && snprintf(path, sizeof path, "%s/%s", srvdir, e->d_name) > 0 &&
+            stat(path, &sb) == 0)
+            bytes += sb.st_size;
+    if (d)
+        closedir(d);
+    MQT_CHECK_MSG(bytes < 1000000, "the receiver's files hold %lld bytes", (long long)bytes);
+    free(payload);
+    MqContextDelete(b);
+    mqt_stop(server);
+    remove_server_dir();
+}
+
 static const mqt_case cases[] = {
     {"in memory, not durable", in_memory},
     {"every transport and start mode", modes},
     {"kill -9 the server mid-stream: exactly once", server_killed},
     {"kill -9 the client mid-stream: exactly once", client_killed},
     {"corrupt, locked, unwritable storage refused", bad_storage},
+    {"two senders with one identity: refused, never answered wrongly", shared_identity},
+    {"full disk: a call runs once, not on every retry", disk_full},
+    {"--max-senders, --max-storage; acknowledged senders leave no file", sender_limits},
     {NULL, NULL},
 };
 

@@ -23,6 +23,7 @@ static const struct key {
     {"port", T_INT},     {"file", T_STR},     {"fork", T_BOOL},      {"thread", T_BOOL},
     {"spawn", T_BOOL},
     {"max-children", T_INT},
+    {"max-senders", T_INT}, {"max-storage", T_INT},
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 

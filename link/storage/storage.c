@@ -16,7 +16,12 @@ static const char schema_sql[] =
     " child INTEGER NOT NULL, kind INTEGER NOT NULL, body BLOB NOT NULL,"
     " created INTEGER NOT NULL);"
     "CREATE TABLE processed(peer TEXT NOT NULL, id INTEGER NOT NULL, kind INTEGER NOT NULL,"
-    " body BLOB NOT NULL, created INTEGER NOT NULL, PRIMARY KEY(peer, id));";
+    " body BLOB NOT NULL, created INTEGER NOT NULL, digest INTEGER, PRIMARY KEY(peer, id));";
+
+/* Schema 1 to 2: processed calls get the digest of the call (NULL for the
+ * calls recorded before: those are answered from the record unchecked). */
+static const char upgrade_1_sql[] =
+    "ALTER TABLE processed ADD COLUMN digest INTEGER; PRAGMA user_version=2;";
 
 /* Run sql and copy the first column of its first row (if any) into out. */
 static int
@@ -101,7 +106,9 @@ check_schema(mqi_storage *st, MkErrorC *err)
         return MkErrorSet(err, MQI_ERR_STORAGE,
                           "storage %s is an sqlite database of another program, "
                           "not an mqlink storage", st->file);
-    if (atoi(ver) != MQI_STORAGE_SCHEMA)
+    if (atoi(ver) == 1 && (rc = sqlite3_exec(st->db, upgrade_1_sql, NULL, NULL, NULL)))
+        return mqi_storage_fail(st->file, st->db, rc, "upgrading the schema to version 2", err);
+    if (atoi(ver) != MQI_STORAGE_SCHEMA && atoi(ver) != 1)
         return MkErrorSet(err, MQI_ERR_STORAGE,
                           "storage %s has schema version %s; this mqlink reads version %d",
                           st->file, ver, MQI_STORAGE_SCHEMA);

@@ -28,6 +28,8 @@
 #ifndef MQI_STORAGE_H
 #define MQI_STORAGE_H
 
+#include <stdint.h>
+
 #include "mqlink.h"
 
 /* Error code of storage failures (the link's operating-system code until
@@ -102,6 +104,12 @@ MkErrorE mqi_storage_done(mqi_storage *st, MK_I64 id, MkErrorC *err);
 /* Call fn for each pending call in id order (the order they were put). */
 MkErrorE mqi_storage_foreach_pending(mqi_storage *st, mqi_storage_call_f fn, void *data,
                                      MkErrorC *err);
+/* The pending call id into *c (borrowed as in foreach_pending); *found is
+ * 0 when it is no longer pending. */
+MkErrorE mqi_storage_get(mqi_storage *st, MK_I64 id, mqi_storage_call *c, int *found,
+                         MkErrorC *err);
+/* *any is 1 when a call is pending (cheaper than counting them). */
+MkErrorE mqi_storage_pending_any(mqi_storage *st, int *any, MkErrorC *err);
 /* Number of pending calls. */
 MkErrorE mqi_storage_pending_count(mqi_storage *st, MK_I64 *count, MkErrorC *err);
 /* The lowest id still pending, or the next id to be given when none is:
@@ -110,17 +118,23 @@ MkErrorE mqi_storage_low_water(mqi_storage *st, MK_I64 *id, MkErrorC *err);
 
 /* ---------------------------------------------- receiver: processed calls */
 
+/* The digest of a call (its token and body bytes) kept with its record, so
+ * that a call under a recorded (peer, id) can be told from a different call
+ * that reuses the id (a copied or restored sender storage).  Never 0. */
+uint64_t mqi_storage_digest(const char *token, const void *body, size_t len);
 /* Look up call id of peer (the sender's identity).  *found is 1 when it was
- * processed (committed or in the open transaction); then *kind, *body and
- * *len are its stored answer, the body borrowed until the next lookup. */
+ * processed (committed or in the open transaction); then *digest is the
+ * recorded call's digest (0 when recorded without one) and *kind, *body
+ * and *len its stored answer, the body borrowed until the next lookup. */
 MkErrorE mqi_storage_lookup_processed(mqi_storage *st, const char *peer, MK_I64 id,
-                                      int *found, MK_I32 *kind, const void **body,
-                                      size_t *len, MkErrorC *err);
-/* Record call id of peer as processed with its answer, in the open
- * transaction; recording the same (peer, id) twice is an error. */
+                                      int *found, uint64_t *digest, MK_I32 *kind,
+                                      const void **body, size_t *len, MkErrorC *err);
+/* Record call id of peer, whose digest is digest, as processed with its
+ * answer, in the open transaction; recording the same (peer, id) twice is
+ * an error. */
 MkErrorE mqi_storage_record_processed(mqi_storage *st, const char *peer, MK_I64 id,
-                                      MK_I32 kind, const void *body, size_t len,
-                                      MkErrorC *err);
+                                      uint64_t digest, MK_I32 kind, const void *body,
+                                      size_t len, MkErrorC *err);
 /* Forget peer's processed calls below id (peer's low-water mark). */
 MkErrorE mqi_storage_forget_below(mqi_storage *st, const char *peer, MK_I64 id,
                                   MkErrorC *err);
@@ -129,5 +143,17 @@ MkErrorE mqi_storage_forget_below(mqi_storage *st, const char *peer, MK_I64 id,
  * (may be NULL) gets the number dropped. */
 MkErrorE mqi_storage_prune_processed(mqi_storage *st, MK_I64 max_age_ms, MK_I64 max_keep,
                                      MK_I64 *removed, MkErrorC *err);
+
+/* ------------------------------------------------------- bounds and health */
+
+/* Commit what is open together with a write of bytes, and take the write
+ * back in a new open transaction: MK_OK says the storage can take about
+ * that much now (a full disk, an I/O error fail here, with nothing else
+ * lost than what the failing commit rolls back, as any commit). */
+MkErrorE mqi_storage_probe(mqi_storage *st, size_t bytes, MkErrorC *err);
+/* Bytes the storage's tables take (pages in use, not free pages). */
+MkErrorE mqi_storage_used_bytes(mqi_storage *st, MK_I64 *bytes, MkErrorC *err);
+/* *any is 0 when the storage holds neither a pending nor a processed call. */
+MkErrorE mqi_storage_has_calls(mqi_storage *st, int *any, MkErrorC *err);
 
 #endif /* MQI_STORAGE_H */

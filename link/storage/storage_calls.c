@@ -99,6 +99,20 @@ mqi_storage_low_water(mqi_storage *st, MK_I64 *id, MkErrorC *err)
                             "reading the low-water mark", err);
 }
 
+/* Copy the row of a pending-call query (id, token, child, kind, body,
+ * created) into c; c->body is NULL when out of memory. */
+static void
+call_of_row(mqi_storage *st, sqlite3_stmt *s, mqi_storage_call *c)
+{
+    c->id = sqlite3_column_int64(s, 0);
+    snprintf(c->token, sizeof c->token, "%s", (const char *)sqlite3_column_text(s, 1));
+    c->child = sqlite3_column_int64(s, 2);
+    c->kind = sqlite3_column_int(s, 3);
+    c->len = (size_t)sqlite3_column_bytes(s, 4);
+    c->body = mqi_storage_keep(&st->pending, sqlite3_column_blob(s, 4), c->len);
+    c->created_ms = sqlite3_column_int64(s, 5);
+}
+
 /* Fetch the first pending call after `after` into c; *got is 0 at the end.
  * One row per query, copied out and the statement reset, so the callback is
  * free to write to the same tables. */
@@ -109,15 +123,8 @@ next_pending(mqi_storage *st, MK_I64 after, mqi_storage_call *c, int *got, MkErr
     sqlite3_bind_int64(s, 1, after);
     int rc = sqlite3_step(s);
     *got = rc == SQLITE_ROW;
-    if (*got) {
-        c->id = sqlite3_column_int64(s, 0);
-        snprintf(c->token, sizeof c->token, "%s", (const char *)sqlite3_column_text(s, 1));
-        c->child = sqlite3_column_int64(s, 2);
-        c->kind = sqlite3_column_int(s, 3);
-        c->len = (size_t)sqlite3_column_bytes(s, 4);
-        c->body = mqi_storage_keep(&st->pending, sqlite3_column_blob(s, 4), c->len);
-        c->created_ms = sqlite3_column_int64(s, 5);
-    }
+    if (*got)
+        call_of_row(st, s, c);
     sqlite3_reset(s);
     if (*got && !c->body)
         return MkErrorSet(err, MK_ERR_MEMORY, "storage %s: out of memory", st->file);
@@ -145,9 +152,25 @@ mqi_storage_foreach_pending(mqi_storage *st, mqi_storage_call_f fn, void *data, 
     }
 }
 
+/* FNV-1a, 64 bits: small, well known, and enough to tell two different
+ * calls apart (it is no defence against a sender forging collisions with
+ * its own calls, which would only hurt that sender). */
+uint64_t
+mqi_storage_digest(const char *token, const void *body, size_t len)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    const unsigned char *p = body;
+    for (size_t i = 0; i < 4 && token && token[i]; i++)
+        h = (h ^ (unsigned char)token[i]) * 0x100000001b3ull;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ p[i]) * 0x100000001b3ull;
+    return h ? h : 1; /* 0 means "not known" (records of schema 1) */
+}
+
 MkErrorE
 mqi_storage_lookup_processed(mqi_storage *st, const char *peer, MK_I64 id, int *found,
-                             MK_I32 *kind, const void **body, size_t *len, MkErrorC *err)
+                             uint64_t *digest, MK_I32 *kind, const void **body, size_t *len,
+                             MkErrorC *err)
 {
     sqlite3_stmt *s = st->stmt[STMT_LOOKUP];
     sqlite3_bind_text(s, 1, peer, -1, SQLITE_STATIC);
@@ -158,6 +181,7 @@ mqi_storage_lookup_processed(mqi_storage *st, const char *peer, MK_I64 id, int *
         *kind = sqlite3_column_int(s, 0);
         *len = (size_t)sqlite3_column_bytes(s, 1);
         *body = mqi_storage_keep(&st->answer, sqlite3_column_blob(s, 1), *len);
+        *digest = (uint64_t)sqlite3_column_int64(s, 2); /* NULL reads as 0 */
     }
     sqlite3_reset(s);
     sqlite3_clear_bindings(s);
@@ -170,8 +194,8 @@ mqi_storage_lookup_processed(mqi_storage *st, const char *peer, MK_I64 id, int *
 }
 
 MkErrorE
-mqi_storage_record_processed(mqi_storage *st, const char *peer, MK_I64 id, MK_I32 kind,
-                             const void *body, size_t len, MkErrorC *err)
+mqi_storage_record_processed(mqi_storage *st, const char *peer, MK_I64 id, uint64_t digest,
+                             MK_I32 kind, const void *body, size_t len, MkErrorC *err)
 {
     sqlite3_stmt *s = st->stmt[STMT_RECORD];
     if (mqi_storage_need_txn(st, err) != MK_OK)
@@ -181,6 +205,8 @@ mqi_storage_record_processed(mqi_storage *st, const char *peer, MK_I64 id, MK_I3
     sqlite3_bind_int(s, 3, kind);
     bind_body(s, 4, body, len);
     sqlite3_bind_int64(s, 5, mqi_storage_now_ms());
+    if (digest)
+        sqlite3_bind_int64(s, 6, (sqlite3_int64)digest);
     MkErrorE rc = mqi_storage_exec(st, s, "recording a processed call", err);
     sqlite3_clear_bindings(s);
     return rc;
@@ -220,5 +246,71 @@ mqi_storage_prune_processed(mqi_storage *st, MK_I64 max_age_ms, MK_I64 max_keep,
     }
     if (removed)
         *removed = n;
+    return MK_OK;
+}
+
+MkErrorE
+mqi_storage_get(mqi_storage *st, MK_I64 id, mqi_storage_call *c, int *found, MkErrorC *err)
+{
+    sqlite3_stmt *s = st->stmt[STMT_GET];
+    sqlite3_bind_int64(s, 1, id);
+    int rc = sqlite3_step(s);
+    *found = rc == SQLITE_ROW;
+    if (*found)
+        call_of_row(st, s, c);
+    sqlite3_reset(s);
+    if (*found && !c->body)
+        return MkErrorSet(err, MK_ERR_MEMORY, "storage %s: out of memory", st->file);
+    if (*found || rc == SQLITE_DONE)
+        return MK_OK;
+    return mqi_storage_fail(st->file, st->db, sqlite3_extended_errcode(st->db),
+                            "reading a pending call", err);
+}
+
+MkErrorE
+mqi_storage_probe(mqi_storage *st, size_t bytes, MkErrorC *err)
+{
+    sqlite3_stmt *s = st->stmt[STMT_PROBE];
+    if (mqi_storage_need_txn(st, err) != MK_OK)
+        return MK_ERROR;
+    sqlite3_bind_int64(s, 1, (sqlite3_int64)bytes);
+    if (mqi_storage_exec(st, s, "probing whether the storage can be written", err) != MK_OK ||
+        mqi_storage_commit(st, err) != MK_OK)
+        return MK_ERROR;
+    /* the room stays taken until the next commit: the records that follow reuse it */
+    return mqi_storage_need_txn(st, err) == MK_OK
+               ? mqi_storage_exec(st, st->stmt[STMT_UNPROBE], "probing", err) : MK_ERROR;
+}
+
+MkErrorE
+mqi_storage_used_bytes(mqi_storage *st, MK_I64 *bytes, MkErrorC *err)
+{
+    MK_I64 pages = 0, free_pages = 0, size = 0;
+    if (query_i64(st, st->stmt[STMT_PAGES], "measuring the storage", &pages, err) != MK_OK ||
+        query_i64(st, st->stmt[STMT_FREE_PAGES], "measuring the storage", &free_pages, err) !=
+            MK_OK ||
+        query_i64(st, st->stmt[STMT_PAGE_SIZE], "measuring the storage", &size, err) != MK_OK)
+        return MK_ERROR;
+    *bytes = (pages - free_pages) * size;
+    return MK_OK;
+}
+
+MkErrorE
+mqi_storage_has_calls(mqi_storage *st, int *any, MkErrorC *err)
+{
+    MK_I64 n = 0;
+    if (query_i64(st, st->stmt[STMT_ANY_PROCESSED], "counting stored calls", &n, err) != MK_OK)
+        return MK_ERROR;
+    *any = n > 0;
+    return MK_OK;
+}
+
+MkErrorE
+mqi_storage_pending_any(mqi_storage *st, int *any, MkErrorC *err)
+{
+    MK_I64 n = 0;
+    if (query_i64(st, st->stmt[STMT_ANY_PENDING], "looking for pending calls", &n, err) != MK_OK)
+        return MK_ERROR;
+    *any = n > 0;
     return MK_OK;
 }

@@ -8,7 +8,7 @@
 #include "storage.h"
 
 /* The schema this code writes and understands (PRAGMA user_version). */
-#define MQI_STORAGE_SCHEMA 1
+#define MQI_STORAGE_SCHEMA 2
 /* Marks a file as an mqlink storage (PRAGMA application_id, "MQLK"). */
 #define MQI_STORAGE_APP_ID 0x4d514c4b
 /* Ids are reserved in meta this many at a time: one extra write per block
@@ -33,6 +33,14 @@ typedef enum mqi_stmt {
     STMT_FORGET,
     STMT_PRUNE_AGE,
     STMT_PRUNE_KEEP,
+    STMT_GET,
+    STMT_PROBE,
+    STMT_UNPROBE,
+    STMT_PAGES,
+    STMT_FREE_PAGES,
+    STMT_PAGE_SIZE,
+    STMT_ANY_PROCESSED,
+    STMT_ANY_PENDING,
     STMT__N
 } mqi_stmt;
 

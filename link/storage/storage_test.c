@@ -3,6 +3,7 @@
  * answer, group commit, pruning.  Faults are in storage_fault_test.c. */
 #include "config.h"
 
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -181,25 +182,26 @@ test_processed(void)
     const void *body = NULL;
     size_t len = 0;
     MK_I32 kind = 0;
+    uint64_t digest = 0;
     int found = -1;
     mqi_storage *st = open_ok(file, 0);
-    MQT_OK(mqi_storage_lookup_processed(st, peer, 7, &found, &kind, &body, &len, err),
+    MQT_OK(mqi_storage_lookup_processed(st, peer, 7, &found, &digest, &kind, &body, &len, err),
            MkErrorGetText(err));
     MQT_CHECK(found == 0);
-    MQT_OK(mqi_storage_record_processed(st, peer, 7, 4, "answer", 6, err), MkErrorGetText(err));
-    MQT_OK(mqi_storage_lookup_processed(st, peer, 7, &found, &kind, &body, &len, err),
+    MQT_OK(mqi_storage_record_processed(st, peer, 7, 0, 4, "answer", 6, err), MkErrorGetText(err));
+    MQT_OK(mqi_storage_lookup_processed(st, peer, 7, &found, &digest, &kind, &body, &len, err),
            MkErrorGetText(err));
     MQT_CHECK(found == 1 && kind == 4 && len == 6 && !memcmp(body, "answer", 6));
     MQT_OK(mqi_storage_commit(st, err), MkErrorGetText(err));
-    MQT_CHECK(mqi_storage_record_processed(st, peer, 7, 4, "again", 5, err) == MK_ERROR);
+    MQT_CHECK(mqi_storage_record_processed(st, peer, 7, 0, 4, "again", 5, err) == MK_ERROR);
     MQT_CHECK(strstr(MkErrorGetText(err), file) != NULL);
     MQT_OK(mqi_storage_rollback(st, err), MkErrorGetText(err));
     close_ok(st);
     st = open_ok(file, 0);
-    MQT_OK(mqi_storage_lookup_processed(st, peer, 7, &found, &kind, &body, &len, err),
+    MQT_OK(mqi_storage_lookup_processed(st, peer, 7, &found, &digest, &kind, &body, &len, err),
            MkErrorGetText(err));
     MQT_CHECK(found == 1 && len == 6 && !memcmp(body, "answer", 6));
-    MQT_OK(mqi_storage_lookup_processed(st, "other", 7, &found, &kind, &body, &len, err),
+    MQT_OK(mqi_storage_lookup_processed(st, "other", 7, &found, &digest, &kind, &body, &len, err),
            MkErrorGetText(err));
     MQT_CHECK(found == 0);
     close_ok(st);
@@ -209,11 +211,12 @@ static int
 processed_left(mqi_storage *st, const char *peer, int upto)
 {
     int n = 0, found;
+    uint64_t digest;
     const void *body;
     size_t len;
     MK_I32 kind;
     for (int i = 1; i <= upto; i++) {
-        MQT_OK(mqi_storage_lookup_processed(st, peer, i, &found, &kind, &body, &len, err),
+        MQT_OK(mqi_storage_lookup_processed(st, peer, i, &found, &digest, &kind, &body, &len, err),
                MkErrorGetText(err));
         n += found;
     }
@@ -226,9 +229,9 @@ test_prune(void)
     mqi_storage *st = open_ok(NULL, 0);
     MK_I64 removed = 0;
     for (int i = 1; i <= 100; i++)
-        MQT_OK(mqi_storage_record_processed(st, "p", i, 0, "r", 1, err), MkErrorGetText(err));
+        MQT_OK(mqi_storage_record_processed(st, "p", i, 0, 0, "r", 1, err), MkErrorGetText(err));
     for (int i = 1; i <= 100; i++)
-        MQT_OK(mqi_storage_record_processed(st, "q", i, 0, "r", 1, err), MkErrorGetText(err));
+        MQT_OK(mqi_storage_record_processed(st, "q", i, 0, 0, "r", 1, err), MkErrorGetText(err));
     MQT_OK(mqi_storage_forget_below(st, "p", 51, err), MkErrorGetText(err));
     MQT_CHECK(processed_left(st, "p", 100) == 50 && processed_left(st, "q", 100) == 100);
     MQT_OK(mqi_storage_prune_processed(st, 0, 10, &removed, err), MkErrorGetText(err));
@@ -278,6 +281,59 @@ test_memory(void)
     MQT_CHECK(mqi_storage_open("", 0, &a, err) == MK_ERROR);
 }
 
+
+/* A file of schema 1 (no digest column) still opens; its records answer
+ * unchecked (digest 0), new ones keep their digest. */
+static void
+test_schema_1_upgrade(void)
+{
+    const char *file = mqt_temp_path("st-v1");
+    const char *peer = "0123456789abcdef0123456789abcdef";
+    sqlite3 *db = NULL;
+    MQT_CHECK(sqlite3_open(file, &db) == SQLITE_OK);
+    MQT_CHECK(sqlite3_exec(db,
+        "CREATE TABLE meta(key TEXT PRIMARY KEY, value NOT NULL);"
+        "CREATE TABLE pending(id INTEGER PRIMARY KEY, token TEXT NOT NULL,"
+        " child INTEGER NOT NULL, kind INTEGER NOT NULL, body BLOB NOT NULL,"
+        " created INTEGER NOT NULL);"
+        "CREATE TABLE processed(peer TEXT NOT NULL, id INTEGER NOT NULL, kind INTEGER NOT NULL,"
+        " body BLOB NOT NULL, created INTEGER NOT NULL, PRIMARY KEY(peer, id));"
+        "INSERT INTO meta VALUES('identity','00112233445566778899aabbccddeeff'),('reserved',0);"
+        "INSERT INTO processed VALUES('0123456789abcdef0123456789abcdef', 1, 4, x'6f6c64', 0);"
+        "PRAGMA application_id=1297173579; PRAGMA user_version=1;", NULL, NULL, NULL) ==
+              SQLITE_OK);
+    sqlite3_close(db);
+    mqi_storage *st = open_ok(file, 0);
+    const void *body = NULL;
+    size_t len = 0;
+    MK_I32 kind = 0;
+    uint64_t digest = 99, d = mqi_storage_digest("PERS", "abc", 3);
+    int found = 0;
+    MQT_OK(mqi_storage_lookup_processed(st, peer, 1, &found, &digest, &kind, &body, &len, err),
+           MkErrorGetText(err));
+    MQT_CHECK(found && digest == 0 && len == 3 && !memcmp(body, "old", 3));
+    MQT_CHECK(d != 0 && d != mqi_storage_digest("PERS", "abd", 3) &&
+              d != mqi_storage_digest("PERT", "abc", 3));
+    MQT_OK(mqi_storage_record_processed(st, peer, 2, d, 4, "new", 3, err), MkErrorGetText(err));
+    close_ok(st);
+    st = open_ok(file, 0);
+    MQT_OK(mqi_storage_lookup_processed(st, peer, 2, &found, &digest, &kind, &body, &len, err),
+           MkErrorGetText(err));
+    MQT_CHECK(found && digest == d);
+    int any = 0;
+    MK_I64 used = 0;
+    MQT_OK(mqi_storage_has_calls(st, &any, err), MkErrorGetText(err));
+    MQT_CHECK(any);
+    MQT_OK(mqi_storage_used_bytes(st, &used, err), MkErrorGetText(err));
+    MQT_CHECK(used > 0);
+    MQT_OK(mqi_storage_probe(st, 100000, err), MkErrorGetText(err));
+    MQT_OK(mqi_storage_forget_below(st, peer, 3, err), MkErrorGetText(err));
+    MQT_OK(mqi_storage_commit(st, err), MkErrorGetText(err));
+    MQT_OK(mqi_storage_has_calls(st, &any, err), MkErrorGetText(err));
+    MQT_CHECK(!any);
+    close_ok(st);
+}
+
 static const mqt_case cases[] = {
     {"put commit foreach done", test_round_trip},
     {"reopen finds pending calls", test_reopen},
@@ -287,6 +343,7 @@ static const mqt_case cases[] = {
     {"forget and prune processed calls", test_prune},
     {"group commit of 10000 puts", test_group_commit},
     {"in-memory storage is not durable", test_memory},
+    {"schema 1 files open, digests kept, probe and size", test_schema_1_upgrade},
     {NULL, NULL},
 };
 

@@ -19,13 +19,23 @@ const char *const mqi_storage_sql[STMT__N] = {
     [STMT_COUNT] = "SELECT count(*) FROM pending",
     [STMT_LOW] = "SELECT min(id) FROM pending",
     [STMT_RESERVE] = "UPDATE meta SET value=? WHERE key='reserved'",
-    [STMT_LOOKUP] = "SELECT kind, body FROM processed WHERE peer=? AND id=?",
-    [STMT_RECORD] = "INSERT INTO processed(peer, id, kind, body, created) VALUES(?,?,?,?,?)",
+    [STMT_LOOKUP] = "SELECT kind, body, digest FROM processed WHERE peer=? AND id=?",
+    [STMT_RECORD] = "INSERT INTO processed(peer, id, kind, body, created, digest)"
+                    " VALUES(?,?,?,?,?,?)",
     [STMT_FORGET] = "DELETE FROM processed WHERE peer=? AND id<?",
     [STMT_PRUNE_AGE] = "DELETE FROM processed WHERE created<?",
     /* rowids grow with insertion, and the newest row is never deleted here */
     [STMT_PRUNE_KEEP] = "DELETE FROM processed WHERE rowid<="
                         " (SELECT rowid FROM processed ORDER BY rowid DESC LIMIT 1 OFFSET ?)",
+    [STMT_GET] = "SELECT id, token, child, kind, body, created FROM pending WHERE id=?",
+    [STMT_PROBE] = "INSERT OR REPLACE INTO meta VALUES('probe', zeroblob(?))",
+    [STMT_UNPROBE] = "DELETE FROM meta WHERE key='probe'",
+    [STMT_PAGES] = "PRAGMA page_count",
+    [STMT_FREE_PAGES] = "PRAGMA freelist_count",
+    [STMT_PAGE_SIZE] = "PRAGMA page_size",
+    [STMT_ANY_PROCESSED] = "SELECT (SELECT count(*) FROM (SELECT 1 FROM processed LIMIT 1))"
+                           " + (SELECT count(*) FROM (SELECT 1 FROM pending LIMIT 1))",
+    [STMT_ANY_PENDING] = "SELECT count(*) FROM (SELECT 1 FROM pending LIMIT 1)",
 };
 
 static const char *

@@ -16,6 +16,43 @@ inline std::string MkTypeName(MkTypeE type) {
     auto r = ::MkTypeName(type);
     return detail::str(r);
 }
+/// The process-wide log level.
+inline MK_I32 MkLogGetLevel() {
+    auto r = ::MkLogGetLevel();
+    return r;
+}
+/// An I8.
+inline MK_I8 SampleRetI8() {
+    auto r = ::SampleRetI8();
+    return r;
+}
+/// An I16.
+inline MK_I16 SampleRetI16() {
+    auto r = ::SampleRetI16();
+    return r;
+}
+/// A FLT.
+inline MK_FLT SampleRetFLT() {
+    auto r = ::SampleRetFLT();
+    return r;
+}
+/// A DBL.
+inline MK_DBL SampleRetDBL() {
+    auto r = ::SampleRetDBL();
+    return r;
+}
+/// A TYPE through an out parameter.
+inline MkTypeE SampleOutTYPE() {
+    MkTypeE t{};
+    detail::check_kernel(::SampleOutTYPE(&t));
+    return t;
+}
+/// A SIZE through an out parameter.
+inline size_t SampleOutSIZE() {
+    size_t n{};
+    detail::check_kernel(::SampleOutSIZE(&n));
+    return n;
+}
 
 class MkBufferR;
 
@@ -36,9 +73,26 @@ class MkBufferC : public detail::Handle<MkBufferC, ::MkBufferC, ::MkBufferCreate
     void Delete() {
         Release();
     }
+    /// A new buffer holding a copy of this buffer's value.
+    MkBufferC Dup() {
+        return MkBufferC::Adopt(::MkBufferDup(Ptr()), true);
+    }
+    /// The type of the value held.
+    MkTypeE GetType() {
+        auto r = ::MkBufferGetType(Ptr());
+        return r;
+    }
+    /// Store a FLT.
+    void SetFLT(MK_FLT v) {
+        ::MkBufferSetFLT(Ptr(), v);
+    }
     /// Store a copy of the bytes.
     void SetBIN(MkBinaryR v) {
         detail::check_kernel(::MkBufferSetBIN(Ptr(), v.data, v.size));
+    }
+    /// Copy src's value into this buffer.
+    void Copy(const MkBufferC & src) {
+        detail::check_kernel(::MkBufferCopy(Ptr(), src.Ptr()));
     }
     /// The value as I8.
     MK_I8 GetI8() {
@@ -89,12 +143,38 @@ class MkBufferListC : public detail::Handle<MkBufferListC, ::MkBufferListC, ::Mk
     static MkBufferListC CreateTLS(MkStringR name) {
         return MkBufferListC::Adopt(::MkBufferListCreateTLS(name.c_str()), false);
     }
+    /// Number of values.
+    MK_I32 Size() {
+        auto r = ::MkBufferListSize(Ptr());
+        return r;
+    }
     /// The value at index i, borrowed until the list changes.
     /// Returns a view, valid while the C buffer is; Dup() or an MkBufferC keeps a copy.
     MkBufferR IndexGet(MK_I32 i) {
         auto r = ::MkBufferListIndexGet(Ptr(), i);
         if (!r) detail::check_kernel(MK_ERROR);
         return MkBufferR(r);
+    }
+};
+
+/// Typed items, encoded.
+class MkBufferStreamC : public detail::Handle<MkBufferStreamC, ::MkBufferStreamC, ::MkBufferStreamCreate, ::MkBufferStreamDelete> {
+  public:
+    using Handle::Handle;
+    /// Create an empty stream.
+    static MkBufferStreamC Create() {
+        return MkBufferStreamC::Adopt(::MkBufferStreamCreate(), true);
+    }
+    /// Encoded size in bytes.
+    size_t Size() {
+        auto r = ::MkBufferStreamSize(Ptr());
+        return r;
+    }
+    /// The next item as FLT.
+    MK_FLT ReadFLT() {
+        MK_FLT v{};
+        detail::check_kernel(::MkBufferStreamReadFLT(Ptr(), &v));
+        return v;
     }
 };
 
@@ -121,6 +201,12 @@ class MqConfigFileC : public detail::Handle<MqConfigFileC, ::MqConfigFileC, ::Mq
         MK_BOL v{};
         detail::check_kernel(::MqConfigFileGetBOL(Ptr(), path.c_str(), def, &v));
         return (v) != 0;
+    }
+    /// The number at path, or def.
+    MK_DBL GetDBL(MkStringR path, MK_DBL def = 0.0) {
+        MK_DBL v{};
+        detail::check_kernel(::MqConfigFileGetDBL(Ptr(), path.c_str(), def, &v));
+        return v;
     }
 };
 
@@ -153,9 +239,56 @@ class MqContextC : public detail::ContextCore {
         if (!r) return std::string();
         return detail::str(r);
     }
+    /// The default timeout in milliseconds.
+    MK_I64 ConfigGetTimeout() {
+        auto r = ::MqConfigGetTimeout(Ptr());
+        return r;
+    }
+    /// True while the link is up.
+    bool LinkIsConnected() {
+        auto r = ::MqLinkIsConnected(Ptr());
+        return (r) != 0;
+    }
+    /// Call token; fn runs with the answer.
+    void SendEND_AND_CALLBACK(MkStringR token, MqCallbackF fn, MK_I64 timeout_ms = MQ_TIMEOUT_DEFAULT) {
+        detail::CallbackHold fn_d(std::move(fn), detail::Scope::once);
+        detail::check_ctx(*this, fn_d.taken(::MqSendEND_AND_CALLBACK(Ptr(), token.c_str(), detail::cb_call, fn_d.get(), detail::cb_free, timeout_ms)));
+    }
+    /// Run fn with re-sent answers.
+    void ConfigSetTransactionHandler(MqCallbackF fn) {
+        detail::CallbackHold fn_d(std::move(fn), detail::Scope::notified);
+        ::MqConfigSetTransactionHandler(Ptr(), detail::cb_call, fn_d.get(), detail::cb_free);
+        fn_d.taken();
+    }
+    /// Persistent calls not yet answered.
+    MK_I64 StoragePendingCount() {
+        MK_I64 count{};
+        detail::check_ctx(*this, ::MqStoragePendingCount(Ptr(), &count));
+        return count;
+    }
     /// Append an I8.
     void SendI8(MK_I8 v) {
         detail::check_ctx(*this, ::MqSendI8(Ptr(), v));
+    }
+    /// Append an I16.
+    void SendI16(MK_I16 v) {
+        detail::check_ctx(*this, ::MqSendI16(Ptr(), v));
+    }
+    /// Append a buffer's value with its type.
+    void SendBUF(const MkBufferC & v) {
+        detail::check_ctx(*this, ::MqSendBUF(Ptr(), v.Ptr()));
+    }
+    /// The next item as I16.
+    MK_I16 ReadI16() {
+        MK_I16 v{};
+        detail::check_ctx(*this, ::MqReadI16(Ptr(), &v));
+        return v;
+    }
+    /// The next item as I32.
+    MK_I32 ReadI32() {
+        MK_I32 v{};
+        detail::check_ctx(*this, ::MqReadI32(Ptr(), &v));
+        return v;
     }
     /// The next item as bytes.
     std::vector<uint8_t> ReadBIN() {

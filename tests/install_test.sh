@@ -1,0 +1,85 @@
+#!/bin/sh
+# install_test.sh — what a user gets from `make install`: the tree is
+# installed under a temporary root, every installed .pc file must give
+# pkg-config flags with no unsubstituted @pattern@, and a C and a C++
+# program built with nothing but those flags must run against the
+# installed libraries.
+: "${top_builddir:?run from make check}"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/mqinstall.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+n=0 failed=0
+check() { # check DESCRIPTION COMMAND...
+    n=$((n + 1)) what=$1
+    shift
+    if out=$("$@" 2>&1); then
+        echo "ok $n - $what"
+    else
+        echo "not ok $n - $what"; echo "$out" | sed 's/^/#   /' | head -20
+        failed=$((failed + 1))
+    fi
+}
+
+root=$tmp/root
+make -s -C "$top_builddir" install DESTDIR="$root" >"$tmp/install.log" 2>&1 ||
+    { echo "1..1"; echo "not ok 1 - make install"; sed 's/^/#   /' "$tmp/install.log" | tail -20; exit 1; }
+libdir=$(sed -n 's/^libdir=//p' "$top_builddir/link/mqlink.pc")
+prefix=$(sed -n 's/^prefix=//p' "$top_builddir/link/mqlink.pc")
+libdir=$(echo "$libdir" | sed "s|\${exec_prefix}|$prefix|; s|\${prefix}|$prefix|")
+export PKG_CONFIG_PATH="$root$libdir/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$root"
+export LD_LIBRARY_PATH="$root$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+static=
+[ -e "$root$libdir/libmqlink.so" ] || static=--static
+
+pc_flags() { # every installed .pc gives flags without a leftover @pattern@
+    flags=$(pkg-config $static --cflags --libs "$1") || return 1
+    echo "$flags"
+    ! echo "$flags" | grep -q @ && ! grep -q '@[a-z_]*@' "$PKG_CONFIG_PATH/$1.pc"
+}
+pcs=$(cd "$PKG_CONFIG_PATH" && ls *.pc | sed 's/\.pc$//')
+for pc in $pcs; do
+    check "$pc.pc: pkg-config --cflags --libs" pc_flags "$pc"
+done
+
+cat > "$tmp/hello.c" <<'SRC'
+#include <stdio.h>
+#include <mqlink.h>
+int main(void) {
+    MqContextC *ctx = MqContextCreate();
+    MkBufferStreamC *bus = MkBufferStreamCreate();
+    MK_I32 v = 0;
+    MkBufferStreamWriteI32(bus, 42);
+    MkBufferStreamPosToStart(bus);
+    if (!ctx || MkBufferStreamReadI32(bus, &v) != MK_OK || v != 42) return 1;
+    MkBufferStreamDelete(bus);
+    MqContextDelete(ctx);
+    puts("installed C ok");
+    return 0;
+}
+SRC
+build_c() {
+    ${CC:-cc} $CFLAGS "$tmp/hello.c" -o "$tmp/hello" $(pkg-config $static --cflags --libs mqlink) &&
+        "$tmp/hello"
+}
+check "a C program built with pkg-config mqlink runs" build_c
+
+if echo "$pcs" | grep -qx mqlinkcxx; then
+    cat > "$tmp/hello.cc" <<'SRC'
+#include <iostream>
+#include <mqlink.hh>
+int main() {
+    mqlink::MkBufferStreamC bus;
+    bus.WriteI32(42);
+    bus.PosToStart();
+    if (bus.ReadI32() != 42) return 1;
+    std::cout << "installed C++ ok\n";
+    return 0;
+}
+SRC
+    build_cxx() {
+        ${CXX:-c++} -std=c++17 $CXXFLAGS "$tmp/hello.cc" -o "$tmp/hellocxx" \
+            $(pkg-config $static --cflags --libs mqlinkcxx) && "$tmp/hellocxx"
+    }
+    check "a C++ program built with pkg-config mqlinkcxx runs" build_cxx
+fi
+echo "1..$n"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,20 @@
+"""The emitters, by output name.  The build rules (wrappers/local.mk), the
+golden test and `mqgen.py --list-outputs` / `--update-golden` all read this
+list; adding a language is one module with an emit(api) -> str and one line
+here (golden/sample.NAME then comes from `mqgen.py --update-golden`)."""
+from . import cxx, python_glue, python_plain, python_stubs
+
+
+class Output:
+    def __init__(self, name, emit, what):
+        self.name, self.emit, self.what = name, emit, what
+
+
+OUTPUTS = [
+    Output("python-glue", python_glue.emit, "C for the CPython module (gen/glue.c)"),
+    Output("python-h", python_plain.emit_h, "its declarations for the runtime (gen/glue.h)"),
+    Output("python-pyi", python_stubs.emit, "the Python stubs (mqlink.pyi)"),
+    Output("cxx", cxx.emit, "the header-only C++ binding (mqlink.hh)"),
+]
+
+BY_NAME = {o.name: o for o in OUTPUTS}

@@ -1,0 +1,185 @@
+"""The one type table: for each logical type of the description, the
+directions it may take, its C lowering, and a column per language.
+
+A column holds what that language's emitter needs to know about the type
+(`args`: how the glue spells each of the type's C input arguments, in c_in's
+order, None where the plan supplies a literal; `{n}` is the parameter's
+name);
+NEEDS says which fields each language must fill for each direction, and
+check_complete() (run when the generator starts) turns a gap into an error
+naming the type and the language instead of a KeyError halfway through an
+output.  tcl, ruby and java carry the language-facing type of
+wrappers/api/README.md's mapping table today; their emitters add the fields
+they render (and the NEEDS entries) when they are written.
+"""
+from .model import ApiError
+
+IN, OUT, RET = "in", "out", "return"
+LANGS = ("cxx", "python", "tcl", "ruby", "java")
+
+
+class Col:
+    """One language's cell of a row: named fields, absent when not given."""
+
+    def __init__(self, **fields):
+        self.__dict__.update(fields)
+
+    def get(self, field):
+        return self.__dict__.get(field)
+
+
+class Type:
+    """c_in / c_out: the C arguments the type stands for, as (role, C type);
+    an out argument is passed as the address of a local of that C type.
+    c_ret: the C type of a returned value.  temporary: converting an input
+    makes something (a buffer view, an argv array) the glue releases after
+    the call."""
+
+    def __init__(self, name, dirs, c_in=(), c_out=(), c_ret=None, temporary=False, **cols):
+        self.name, self.dirs = name, frozenset(dirs)
+        self.c_in, self.c_out, self.c_ret = tuple(c_in), tuple(c_out), c_ret
+        self.temporary, self.cols = temporary, cols
+
+
+# Fields each language's column must have, per direction (OUT and RET share
+# the value fields).  "release" is needed only for a temporary input.
+NEEDS = {
+    "cxx": {IN: ("param", "args"), OUT: ("value", "wrap"), RET: ("value", "wrap")},
+    "python": {IN: ("hint_in", "local", "args", "to"), OUT: ("hint_out", "build"),
+               RET: ("hint_out", "build")},
+    "tcl": {IN: ("in_",), OUT: ("out",), RET: ("out",)},
+    "ruby": {IN: ("in_",), OUT: ("out",), RET: ("out",)},
+    "java": {IN: ("in_",), OUT: ("out",), RET: ("out",)},
+}
+TEMPORARY_NEEDS = {"python": ("release",)}
+
+ALL = (IN, OUT, RET)
+
+
+def _number(name, ctype, py_build, py_hint, tcl, ruby, java, cxx=None):
+    """A scalar: one C argument in, a local of the same type out."""
+    return Type(
+        name, ALL, c_in=[("value", ctype)], c_out=[("value", ctype)], c_ret=ctype,
+        cxx=Col(param=cxx or ctype, value=cxx or ctype, args=("{n}",),
+                wrap="({v}) != 0" if name == "BOL" else "{v}"),
+        python=Col(hint_in=py_hint, hint_out=py_hint, local=("%s {n}" % ctype,), args=("{n}",),
+                   to='mqpy_to_%s({arg}, &{n}, "{fn}")' % name, build=py_build),
+        tcl=Col(in_=tcl, out=tcl), ruby=Col(in_=ruby, out=ruby), java=Col(in_=java, out=java))
+
+
+def _text(name, to):
+    """STR's input forms: a NUL-terminated UTF-8 string, borrowed for the call."""
+    return Type(
+        name, (IN,), c_in=[("value", "const char *")],
+        cxx=Col(param="MkStringR", args=("{n}.c_str()",)),
+        python=Col(hint_in="str", local=("const char *{n}",), args=("{n}",), to=to),
+        tcl=Col(in_="string"), ruby=Col(in_="String"), java=Col(in_="String"))
+
+
+TYPES = {t.name: t for t in [
+    _number("I8", "MK_I8", "PyLong_FromLong({v})", "int", "integer", "Integer", "byte"),
+    _number("I16", "MK_I16", "PyLong_FromLong({v})", "int", "integer", "Integer", "short"),
+    _number("I32", "MK_I32", "PyLong_FromLong({v})", "int", "integer", "Integer", "int"),
+    _number("I64", "MK_I64", "PyLong_FromLongLong({v})", "int", "integer", "Integer", "long"),
+    _number("FLT", "MK_FLT", "PyFloat_FromDouble({v})", "float", "double", "Float", "float"),
+    _number("DBL", "MK_DBL", "PyFloat_FromDouble({v})", "float", "double", "Float", "double"),
+    _number("BOL", "MK_BOL", "PyBool_FromLong({v})", "bool", "boolean", "true/false",
+            "boolean", cxx="bool"),
+    _number("TYPE", "MkTypeE", "PyLong_FromLong({v})", "int", "integer", "Integer", "int"),
+    Type("WAIT", (IN,), c_in=[("value", "MqWaitE")],
+         cxx=Col(param="MqWaitE", args=("{n}",)),
+         python=Col(hint_in="int", local=("MqWaitE {n}",), args=("{n}",),
+                    to='mqpy_to_WAIT({arg}, &{n}, "{fn}")'),
+         tcl=Col(in_="integer"), ruby=Col(in_="Integer"), java=Col(in_="int")),
+    Type("SIZE", (OUT, RET), c_out=[("value", "size_t")], c_ret="size_t",
+         cxx=Col(value="size_t", wrap="{v}"),
+         python=Col(hint_out="int", build="PyLong_FromSize_t({v})"),
+         tcl=Col(out="integer"), ruby=Col(out="Integer"), java=Col(out="long")),
+    Type("STR", ALL, c_in=[("value", "const char *")], c_out=[("value", "const char *")],
+         c_ret="const char *",
+         cxx=Col(param="MkStringR", args=("{n}.c_str()",), value="std::string",
+                 wrap="detail::str({v})"),
+         python=Col(hint_in="str", hint_out="str", local=("const char *{n}",), args=("{n}",),
+                    to='mqpy_to_STR({arg}, &{n}, "{fn}")', build="mqpy_from_STR({v})"),
+         tcl=Col(in_="string", out="string"), ruby=Col(in_="String", out="String"),
+         java=Col(in_="String", out="String")),
+    _text("TOKEN", 'mqpy_to_TOKEN({arg}, &{n}, "{fn}")'),
+    # The C function is printf-like; wrappers pass the text as "%s"'s argument
+    # (the "fmt" role: plan.py supplies the literal).
+    Type("FMT", (IN,), c_in=[("fmt", "const char *"), ("vararg", "const char *")],
+         cxx=Col(param="MkStringR", args=(None, "{n}.c_str()")),
+         python=Col(hint_in="str", local=("const char *{n}",), args=(None, "{n}"),
+                    to='mqpy_to_STR({arg}, &{n}, "{fn}")'),
+         tcl=Col(in_="string"), ruby=Col(in_="String"), java=Col(in_="String")),
+    Type("BIN", (IN, OUT), c_in=[("data", "const void *"), ("size", "size_t")],
+         c_out=[("data", "const void *"), ("size", "size_t")], temporary=True,
+         cxx=Col(param="MkBinaryR", args=("{n}.data", "{n}.size"), value="std::vector<uint8_t>",
+                 wrap="detail::bin({v}, {size})"),
+         python=Col(hint_in="bytes | bytearray | memoryview", hint_out="bytes",
+                    local=("Py_buffer {n}",), args=("{n}.buf", "(size_t){n}.len"),
+                    to='mqpy_to_BIN({arg}, &{n}, "{fn}")',
+                    build="PyBytes_FromStringAndSize((const char *){v}, (Py_ssize_t){size})",
+                    release="PyBuffer_Release(&{n});"),
+         tcl=Col(in_="bytearray", out="bytearray"),
+         ruby=Col(in_="String (binary)", out="String (binary)"),
+         java=Col(in_="byte[]", out="byte[]")),
+    Type("BUF", ALL, c_in=[("value", "const MkBufferC *")], c_out=[("value", "MkBufferC *")],
+         c_ret="MkBufferC *",
+         cxx=Col(param="const MkBufferC &", args=("{n}.Ptr()",), value="MkBufferC",
+                 wrap="MkBufferC::Adopt(::MkBufferDup({v}))"),
+         python=Col(hint_in="MkBufferC", hint_out="MkBufferC", local=("MkBufferC *{n}",), args=("{n}",),
+                    to='mqpy_to_BUF((PyObject *)self, {arg}, &{n}, "{fn}")',
+                    build="mqpy_from_BUF((PyObject *)self, {v})"),
+         tcl=Col(in_="MkBufferC", out="MkBufferC"), ruby=Col(in_="MkBufferC", out="MkBufferC"),
+         java=Col(in_="MkBufferC", out="MkBufferC")),
+    Type("CTX", (IN, RET), c_in=[("value", "MqContextC *")], c_ret="MqContextC *",
+         cxx=Col(param="MqContextC &", args=("{n}.Ptr()",), value="MqContextC *",
+                 wrap="detail::context_of({v})"),
+         python=Col(hint_in="MqContextC", hint_out="MqContextC", local=("MqContextC *{n}",), args=("{n}",),
+                    to='mqpy_to_CTX((PyObject *)self, {arg}, &{n}, "{fn}")',
+                    build="mqpy_from_CTX({v})"),
+         tcl=Col(in_="MqContextC", out="MqContextC"),
+         ruby=Col(in_="MqContextC", out="MqContextC"),
+         java=Col(in_="MqContextC", out="MqContextC")),
+    Type("ARGV", (IN,), c_in=[("argc", "int"), ("argv", "const char **")], temporary=True,
+         cxx=Col(param="const std::vector<std::string> &", args=("{n}_v.argc()", "{n}_v.argv()"),
+                 hold="detail::Argv {n}_v({n});"),
+         python=Col(hint_in="Sequence[str]", local=("int {n}_argc", "char **{n}"), args=("{n}_argc", "(const char **){n}"),
+                    to='mqpy_to_ARGV({arg}, &{n}_argc, &{n}, "{fn}")',
+                    release="mqpy_argv_free({n}_argc, {n});"),
+         tcl=Col(in_="list"), ruby=Col(in_="Array of String"), java=Col(in_="String[]")),
+    Type("CALLBACK", (IN,),
+         c_in=[("fn", "MqServiceCallF"), ("cbdata", "void *"), ("free", "MqDataFreeF")],
+         cxx=Col(param="MqCallbackF", args=("detail::cb_call", "{n}_d.get()", "detail::cb_free"),
+                 # held until the C call takes it: MK_ERROR (or an exception
+                 # before the call) leaves it to the holder, which frees it
+                 hold="detail::CallbackHold {n}_d(std::move({n}), detail::Scope::{scope});"),
+         python=Col(hint_in="Callable[..., object]", local=("void *{n}",),
+                    args=("mqpy_cb_call", "{n}", "mqpy_cb_free"),
+                    to='({n} = mqpy_cb_new((PyObject *)self, {arg}, MQPY_SCOPE_{scope}, "{fn}"))'),
+         tcl=Col(in_="command prefix"), ruby=Col(in_="Proc"), java=Col(in_="MqServiceIF")),
+]}
+
+
+def check_complete(types=None, needs=None):
+    """Every type has every language's column, with the fields its
+    directions need.  Raises ApiError naming the type and the language."""
+    types = TYPES if types is None else types
+    needs = NEEDS if needs is None else needs
+    for t in types.values():
+        for lang in LANGS:
+            col = t.cols.get(lang)
+            if col is None:
+                raise ApiError("type table: type %s has no %s column" % (t.name, lang))
+            for d in sorted(t.dirs):
+                fields = needs.get(lang, {}).get(d, ())
+                if d == IN and t.temporary:
+                    fields += TEMPORARY_NEEDS.get(lang, ())
+                for field in fields:
+                    if col.get(field) is None:
+                        raise ApiError("type table: type %s, language %s: no '%s' for %s"
+                                       % (t.name, lang, field, d))
+            args = col.get("args")
+            if IN in t.dirs and args is not None and len(args) != len(t.c_in):
+                raise ApiError("type table: type %s, language %s: %d args for %d C arguments"
+                               % (t.name, lang, len(args), len(t.c_in)))
