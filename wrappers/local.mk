@@ -17,6 +17,7 @@ MQGEN_FILES = \
 	wrappers/gen/mqgen/plan.py \
 	wrappers/gen/mqgen/text.py \
 	wrappers/gen/mqgen/cxx.py \
+	wrappers/gen/mqgen/java.py \
 	wrappers/gen/mqgen/python_glue.py \
 	wrappers/gen/mqgen/python_plain.py \
 	wrappers/gen/mqgen/python_stubs.py \

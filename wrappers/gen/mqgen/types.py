@@ -49,11 +49,26 @@ NEEDS = {
                RET: ("hint_out", "build")},
     "tcl": {IN: ("in_",), OUT: ("out",), RET: ("out",)},
     "ruby": {IN: ("in_",), OUT: ("out",), RET: ("out",)},
-    "java": {IN: ("in_",), OUT: ("out",), RET: ("out",)},
+    "java": {IN: ("in_", "sig", "jni", "local", "args"), OUT: ("out", "sig", "jni", "value"),
+             RET: ("out", "sig", "jni", "value")},
 }
 TEMPORARY_NEEDS = {"python": ("release",)}
 
 ALL = (IN, OUT, RET)
+
+
+# Java: sig is the JNI type signature, jni the C type of the JNI argument
+# or result, value how a C value becomes that result.
+JAVA_SIG = {"byte": "B", "short": "S", "int": "I", "long": "J", "float": "F", "double": "D",
+            "boolean": "Z"}
+
+
+def _java_number(ctype, java):
+    jni = "j" + java
+    value = "({v}) ? JNI_TRUE : JNI_FALSE" if java == "boolean" else "(%s)({v})" % jni
+    arg = "(%s)({n} != JNI_FALSE)" % ctype if java == "boolean" else "(%s){n}" % ctype
+    return Col(in_=java, out=java, sig=JAVA_SIG[java], jni=jni, local=(), args=(arg,),
+               value=value)
 
 
 def _number(name, ctype, py_build, py_hint, tcl, ruby, java, cxx=None):
@@ -64,7 +79,13 @@ def _number(name, ctype, py_build, py_hint, tcl, ruby, java, cxx=None):
                 wrap="({v}) != 0" if name == "BOL" else "{v}"),
         python=Col(hint_in=py_hint, hint_out=py_hint, local=("%s {n}" % ctype,), args=("{n}",),
                    to='mqpy_to_%s({arg}, &{n}, "{fn}")' % name, build=py_build),
-        tcl=Col(in_=tcl, out=tcl), ruby=Col(in_=ruby, out=ruby), java=Col(in_=java, out=java))
+        tcl=Col(in_=tcl, out=tcl), ruby=Col(in_=ruby, out=ruby), java=_java_number(ctype, java))
+
+
+# Java: a String converted into a local mqj_str (real UTF-8), released after the call.
+JAVA_STR_IN = dict(in_="String", sig="Ljava/lang/String;", jni="jstring", local=("mqj_str {n}_s",),
+                   args=("{n}_s.s",), to='mqj_to_STR(env, {n}, &{n}_s, "{fn}")',
+                   release="mqj_str_release(&{n}_s);")
 
 
 def _text(name, to):
@@ -73,7 +94,7 @@ def _text(name, to):
         name, (IN,), c_in=[("value", "const char *")],
         cxx=Col(param="MkStringR", args=("{n}.c_str()",)),
         python=Col(hint_in="str", local=("const char *{n}",), args=("{n}",), to=to),
-        tcl=Col(in_="string"), ruby=Col(in_="String"), java=Col(in_="String"))
+        tcl=Col(in_="string"), ruby=Col(in_="String"), java=Col(**JAVA_STR_IN))
 
 
 TYPES = {t.name: t for t in [
@@ -90,11 +111,13 @@ TYPES = {t.name: t for t in [
          cxx=Col(param="MqWaitE", args=("{n}",)),
          python=Col(hint_in="int", local=("MqWaitE {n}",), args=("{n}",),
                     to='mqpy_to_WAIT({arg}, &{n}, "{fn}")'),
-         tcl=Col(in_="integer"), ruby=Col(in_="Integer"), java=Col(in_="int")),
+         tcl=Col(in_="integer"), ruby=Col(in_="Integer"),
+         java=Col(in_="int", sig="I", jni="jint", local=(), args=("(MqWaitE){n}",))),
     Type("SIZE", (OUT, RET), c_out=[("value", "size_t")], c_ret="size_t",
          cxx=Col(value="size_t", wrap="{v}"),
          python=Col(hint_out="int", build="PyLong_FromSize_t({v})"),
-         tcl=Col(out="integer"), ruby=Col(out="Integer"), java=Col(out="long")),
+         tcl=Col(out="integer"), ruby=Col(out="Integer"),
+         java=Col(out="long", sig="J", jni="jlong", value="(jlong)({v})")),
     Type("STR", ALL, c_in=[("value", "const char *")], c_out=[("value", "const char *")],
          c_ret="const char *",
          cxx=Col(param="MkStringR", args=("{n}.c_str()",), value="std::string",
@@ -102,7 +125,7 @@ TYPES = {t.name: t for t in [
          python=Col(hint_in="str", hint_out="str", local=("const char *{n}",), args=("{n}",),
                     to='mqpy_to_STR({arg}, &{n}, "{fn}")', build="mqpy_from_STR({v})"),
          tcl=Col(in_="string", out="string"), ruby=Col(in_="String", out="String"),
-         java=Col(in_="String", out="String")),
+         java=Col(out="String", value="mqj_from_STR(env, {v})", **JAVA_STR_IN)),
     _text("TOKEN", 'mqpy_to_TOKEN({arg}, &{n}, "{fn}")'),
     # The C function is printf-like; wrappers pass the text as "%s"'s argument
     # (the "fmt" role: plan.py supplies the literal).
@@ -110,7 +133,8 @@ TYPES = {t.name: t for t in [
          cxx=Col(param="MkStringR", args=(None, "{n}.c_str()")),
          python=Col(hint_in="str", local=("const char *{n}",), args=(None, "{n}"),
                     to='mqpy_to_STR({arg}, &{n}, "{fn}")'),
-         tcl=Col(in_="string"), ruby=Col(in_="String"), java=Col(in_="String")),
+         tcl=Col(in_="string"), ruby=Col(in_="String"),
+         java=Col(**dict(JAVA_STR_IN, args=(None, "{n}_s.s")))),
     Type("BIN", (IN, OUT), c_in=[("data", "const void *"), ("size", "size_t")],
          c_out=[("data", "const void *"), ("size", "size_t")], temporary=True,
          cxx=Col(param="MkBinaryR", args=("{n}.data", "{n}.size"), value="std::vector<uint8_t>",
@@ -122,7 +146,9 @@ TYPES = {t.name: t for t in [
                     release="PyBuffer_Release(&{n});"),
          tcl=Col(in_="bytearray", out="bytearray"),
          ruby=Col(in_="String (binary)", out="String (binary)"),
-         java=Col(in_="byte[]", out="byte[]")),
+         java=Col(in_="byte[]", out="byte[]", sig="[B", jni="jbyteArray", local=("mqj_bin {n}_b",),
+                  args=("{n}_b.p", "{n}_b.n"), to='mqj_to_BIN(env, {n}, &{n}_b, "{fn}")',
+                  release="mqj_bin_release(&{n}_b);", value="mqj_from_BIN(env, {v}, {size})")),
     Type("BUF", ALL, c_in=[("value", "const MkBufferC *")], c_out=[("value", "MkBufferC *")],
          c_ret="MkBufferC *",
          cxx=Col(param="const MkBufferC &", args=("{n}.Ptr()",), value="MkBufferC",
@@ -131,7 +157,9 @@ TYPES = {t.name: t for t in [
                     to='mqpy_to_BUF((PyObject *)self, {arg}, &{n}, "{fn}")',
                     build="mqpy_from_BUF((PyObject *)self, {v})"),
          tcl=Col(in_="MkBufferC", out="MkBufferC"), ruby=Col(in_="MkBufferC", out="MkBufferC"),
-         java=Col(in_="MkBufferC", out="MkBufferC")),
+         java=Col(in_="MkBufferC", out="MkBufferC", sig="Lorg/mqlink/MkBufferC;", jni="jobject",
+                  local=("MkBufferC *{n}_p",), args=("{n}_p",),
+                  to='mqj_to_BUF(env, {n}, &{n}_p, "{fn}")', value="mqj_from_BUF(env, {v})")),
     Type("CTX", (IN, RET), c_in=[("value", "MqContextC *")], c_ret="MqContextC *",
          cxx=Col(param="MqContextC &", args=("{n}.Ptr()",), value="MqContextC *",
                  wrap="detail::context_of({v})"),
@@ -140,14 +168,19 @@ TYPES = {t.name: t for t in [
                     build="mqpy_from_CTX({v})"),
          tcl=Col(in_="MqContextC", out="MqContextC"),
          ruby=Col(in_="MqContextC", out="MqContextC"),
-         java=Col(in_="MqContextC", out="MqContextC")),
+         java=Col(in_="MqContextC", out="MqContextC", sig="Lorg/mqlink/MqContextC;",
+                  jni="jobject", local=("MqContextC *{n}_p",), args=("{n}_p",),
+                  to='mqj_to_CTX(env, {n}, &{n}_p, "{fn}")', value="mqj_from_CTX(env, {v})")),
     Type("ARGV", (IN,), c_in=[("argc", "int"), ("argv", "const char **")], temporary=True,
          cxx=Col(param="const std::vector<std::string> &", args=("{n}_v.argc()", "{n}_v.argv()"),
                  hold="detail::Argv {n}_v({n});"),
          python=Col(hint_in="Sequence[str]", local=("int {n}_argc", "char **{n}"), args=("{n}_argc", "(const char **){n}"),
                     to='mqpy_to_ARGV({arg}, &{n}_argc, &{n}, "{fn}")',
                     release="mqpy_argv_free({n}_argc, {n});"),
-         tcl=Col(in_="list"), ruby=Col(in_="Array of String"), java=Col(in_="String[]")),
+         tcl=Col(in_="list"), ruby=Col(in_="Array of String"),
+         java=Col(in_="String[]", sig="[Ljava/lang/String;", jni="jobjectArray",
+                  local=("mqj_argv {n}_a",), args=("{n}_a.argc", "(const char **){n}_a.argv"),
+                  to='mqj_to_ARGV(env, {n}, &{n}_a, "{fn}")', release="mqj_argv_release(&{n}_a);")),
     Type("CALLBACK", (IN,),
          c_in=[("fn", "MqServiceCallF"), ("cbdata", "void *"), ("free", "MqDataFreeF")],
          cxx=Col(param="MqCallbackF", args=("detail::cb_call", "{n}_d.get()", "detail::cb_free"),
@@ -157,7 +190,16 @@ TYPES = {t.name: t for t in [
          python=Col(hint_in="Callable[..., object]", local=("void *{n}",),
                     args=("mqpy_cb_call", "{n}", "mqpy_cb_free"),
                     to='({n} = mqpy_cb_new((PyObject *)self, {arg}, MQPY_SCOPE_{scope}, "{fn}"))'),
-         tcl=Col(in_="command prefix"), ruby=Col(in_="Proc"), java=Col(in_="MqServiceIF")),
+         tcl=Col(in_="command prefix"), ruby=Col(in_="Proc"),
+         # Java: two interfaces, one native: Call(ctx) (lambdas, Server::Svc)
+         # and Call() (this::Svc); the runtime tells them apart once.
+         java=Col(in_="MqServiceIF<T>", forms=("MqServiceIF<T>", "MqServiceNoArgIF"),
+                  sig="Lorg/mqlink/MqServiceIF;", sigs=("Lorg/mqlink/MqServiceIF;",
+                                                       "Lorg/mqlink/MqServiceNoArgIF;"),
+                  jni="jobject", local=("void *{n}_cb",),
+                  args=("mqj_cb_call", "{n}_cb", "mqj_cb_free"),
+                  to='({n}_cb = mqj_cb_new(env, {n}, MQJ_SCOPE_{scope}, "{fn}"))',
+                  free="mqj_cb_free({n}_cb);")),
 ]}
 
 
