@@ -181,6 +181,38 @@ public class BindingTest {
             s.Delete();
             expect(a.GetI32() == 7, "the copy outlives the stream");
         });
+        check("ReadBUF copies of every type pass on unchanged and answer every method", () -> {
+            MkBufferStreamC s = new MkBufferStreamC(), t = new MkBufferStreamC();
+            byte[] bin = {0, (byte) 0xff, 7};
+            s.WriteI8((byte) -128); s.WriteI16(Short.MIN_VALUE); s.WriteI32(Integer.MAX_VALUE);
+            s.WriteI64(Long.MIN_VALUE); s.WriteFLT(-0.0f); s.WriteDBL(Double.NaN); s.WriteBOL(true);
+            s.WriteSTR(NONBMP); s.WriteBIN(bin); s.WriteSTR("");
+            s.PosToStart();
+            List<MkBufferC> got = new ArrayList<>();
+            while (s.ReadItemExists())
+                got.add(s.ReadBUF());
+            for (MkBufferC b : got)
+                t.WriteBUF(b);
+            MkBufferListC l = new MkBufferListC();
+            for (MkBufferC b : got)
+                l.AppendBUF(b);
+            t.PosToStart();
+            expect(t.ReadI8() == -128 && t.ReadI16() == Short.MIN_VALUE && t.ReadI32() == Integer.MAX_VALUE, "ints");
+            expect(t.ReadI64() == Long.MIN_VALUE, "I64");
+            expect(Float.floatToRawIntBits(t.ReadFLT()) == Integer.MIN_VALUE && Double.isNaN(t.ReadDBL()) && t.ReadBOL(), "floats");
+            expect(t.ReadSTR().equals(NONBMP) && Arrays.equals(t.ReadBIN(), bin) && t.ReadSTR().isEmpty(), "STR BIN");
+            expect(l.IndexGet(7).GetSTR().equals(NONBMP) && l.IndexGet(3).GetI64() == Long.MIN_VALUE, "list");
+            MkBufferC b = got.get(2);
+            expect(b.IsValid() && b.GetType() == MqLink.MK_TYPE_I32 && b.GetI32() == Integer.MAX_VALUE, "methods");
+            b.SetI8((byte) 5);
+            expect(b.GetI8() == 5 && got.get(8).GetBIN().length == 3 && got.get(1).Dup().GetI16() == Short.MIN_VALUE, "more");
+            MkBufferC d = got.get(0);
+            d.Delete();
+            expect(!d.IsValid(), "deleted");
+            raises(() -> d.GetI8());
+            raises(() -> t.WriteBUF(d));
+            s.Delete(); t.Delete(); l.Delete();
+        });
         check("MkBufferListC: append, size, index; a bad index throws", () -> {
             try (MkBufferListC l = new MkBufferListC()) {
                 l.AppendI8((byte) 1); l.AppendSTR(NONBMP); l.AppendBIN(new byte[] {9});

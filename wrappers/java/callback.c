@@ -22,7 +22,7 @@
 
 #include "runtime.h"
 
-static __thread JNIEnv *tl_env;
+static __thread JNIEnv *tl_env __attribute__((tls_model("initial-exec")));
 
 JNIEnv *
 mqj_env(void)
@@ -48,6 +48,7 @@ pool_thread_start(void)
 static void
 pool_thread_end(void)
 {
+    mqj_scratch_free();
     if (tl_env) {
         tl_env = NULL;
         (*mqj_vm)->DetachCurrentThread(mqj_vm);

@@ -45,6 +45,9 @@ typedef struct {
     jclass ctx;                 /* MqContextC */
     jclass buf;                 /* MkBufferC */
     jmethodID buf_init;         /* MkBufferC(long, boolean) */
+    int buf_kind;               /* its index in mqj_classes */
+    jfieldID dtype, dval, dref; /* MkObjectC's Java-side value */
+    jmethodID adopt;            /* MkObjectC.adopt(long, int) */
     jclass *cls;                /* mqj_classes[i], in the table's order */
     jmethodID *cls_init;        /* their (long, boolean) constructors (plain) */
     jclass svc, svc0;           /* MqServiceIF, MqServiceNoArgIF */
@@ -121,18 +124,27 @@ mqj_bin_release(mqj_bin *b)
 }
 jbyteArray mqj_from_BIN(JNIEnv *env, const void *data, size_t size);
 
-/* The C objects of an MkBufferC and an MqContextC argument. */
+/* The C objects of an MkBufferC and an MqContextC argument.  A buffer that
+ * holds its value on the Java side (a ReadBUF copy) lends it through the
+ * thread's scratch buffer, valid for the call. */
+int mqj_buf_value(JNIEnv *env, jobject o, MkBufferC **b, const char *fn);
 static inline int
 mqj_to_BUF(JNIEnv *env, jobject o, MkBufferC **b, const char *fn)
 {
-    return (*b = mqj_ptr(env, o, fn)) != NULL;
+    void *p = o ? (void *)(intptr_t)(*env)->GetLongField(env, o, mqj.hdl) : NULL;
+    if (p) {
+        *b = p;
+        return 1;
+    }
+    return mqj_buf_value(env, o, b, fn);
 }
 static inline int
 mqj_to_CTX(JNIEnv *env, jobject o, MqContextC **c, const char *fn)
 {
     return (*c = mqj_ptr(env, o, fn)) != NULL;
 }
-/* A borrowed buffer as an owned copy, safe to keep. */
+/* A borrowed buffer as an owned copy, safe to keep: its value held on the
+ * Java side (no C object until a method needs one). */
 jobject mqj_from_BUF(JNIEnv *env, MkBufferC *buf);
 /* The wrapper object of a context (a new local reference), null for NULL. */
 jobject mqj_from_CTX(JNIEnv *env, MqContextC *ctx);
@@ -161,5 +173,6 @@ void mqj_delete_MqContextC(JNIEnv *env, jobject self);
  * the thread hooks did not attach: as a daemon, kept until it ends). */
 JNIEnv *mqj_env(void);
 int mqj_callback_init(JNIEnv *env);
+void mqj_scratch_free(void);
 
 #endif /* MQJ_RUNTIME_H */

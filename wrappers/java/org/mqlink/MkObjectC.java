@@ -14,7 +14,19 @@ public abstract class MkObjectC implements AutoCloseable {
 
     /** The C object (read by the JNI library); 0 once it is deleted. */
     long hdl;
-    private final Cleaner.Cleanable cleanable;
+    private Cleaner.Cleanable cleanable;
+    /*
+     * A value held on the Java side instead of a C object: what an MkBufferC
+     * that ReadBUF or IndexGet returns is (a copy, safe to keep), so that
+     * reading a buffer costs no C allocation and no Cleaner registration.
+     * SendBUF, WriteBUF and AppendBUF take the value from here; any other
+     * method first makes the C object (adopt).  dtype is the MK_TYPE_* plus
+     * one (0: no such value), dval the bits of a fixed-size value, dref the
+     * bytes of a STR (UTF-8) or BIN.  Set and read by the JNI library.
+     */
+    int dtype;
+    long dval;
+    byte[] dref;
 
     /** A context: the JNI library sets hdl and its destroy callback clears it. */
     MkObjectC() {
@@ -27,9 +39,19 @@ public abstract class MkObjectC implements AutoCloseable {
         cleanable = owned && hdl != 0 ? CLEANER.register(this, new Free(kind, hdl)) : null;
     }
 
+    /** Take over the C object made from the Java-side value (called by the JNI library). */
+    void adopt(long hdl, int kind) {
+        this.hdl = hdl;
+        dtype = 0;
+        dref = null;
+        cleanable = CLEANER.register(this, new Free(kind, hdl));
+    }
+
     /** Free the C object now; idempotent, and later calls throw MkExceptionC. */
     public void Delete() {
         hdl = 0;
+        dtype = 0;
+        dref = null;
         if (cleanable != null)
             cleanable.clean();
     }
@@ -42,7 +64,7 @@ public abstract class MkObjectC implements AutoCloseable {
 
     /** True until the C object is deleted. */
     public boolean IsValid() {
-        return hdl != 0;
+        return hdl != 0 || dtype != 0;
     }
 
     static native void free0(int kind, long hdl);
