@@ -32,7 +32,7 @@ wrappers/java/gen/classes.stamp: $(MQGEN_DEPS)
 	  $(AWK) '/^\/\/\/\/ /{ f = "wrappers/java/gen/org/mqlink/" $$2; next } { print > f }' \
 	    wrappers/java/gen/classes.txt && touch $@
 wrappers/java/gen/org/mqlink/MqNative.java: $(MQJ_SRC)/MqNative.java.in wrappers/java/gen/classes.stamp
-	$(AM_V_GEN)sed -e 's|@libdir@|$(libdir)|' $< > $@
+	$(AM_V_GEN)sed -e 's|%%LIBDIR%%|$(libdir)|' $< > $@
 BUILT_SOURCES += wrappers/java/gen/glue.c
 
 # The JNI library: a shared module named as System.loadLibrary expects.
