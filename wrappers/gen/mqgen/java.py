@@ -342,6 +342,8 @@ def java_method(api, plan, out, native_name=None):
 
 
 def java_file(api, name, head, body):
+    while body and body[-1] == "":
+        body = body[:-1]
     return ["//// %s.java" % name, "// " + banner(api).strip(), "package %s;" % PKG, ""] + \
         head + body + ["}", ""]
 
