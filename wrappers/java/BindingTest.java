@@ -102,6 +102,17 @@ public class BindingTest {
         }
     }
 
+    public static class NoDefault extends MqContextC {
+        public NoDefault(int x) {
+        }
+    }
+
+    public static class BadSetup extends MqContextC {
+        public void ServerSetup() {
+            throw new MkExceptionC("setup refused on purpose", 4321);
+        }
+    }
+
     public static void main(String[] args) throws Exception {
         check("MkBufferC: every fixed type at its boundaries", () -> {
             try (MkBufferC b = new MkBufferC()) {
@@ -353,6 +364,46 @@ public class BindingTest {
             expect(names.stream().distinct().count() == 3, names.toString());
             for (int i = before; i < before + 3; i++)
                 expect(collected(instances.get(i)), "instance " + i + " still referenced");
+        });
+        check("a server class without a constructor taking no arguments is refused", () -> {
+            NoDefault nd = new NoDefault(1);
+            MkExceptionC e = raises(() -> nd.ConfigSetServerSetup(ctx -> { }));
+            expect(e.getText().contains("constructor without arguments"), e.getText());
+            nd.Delete();
+        });
+        // The library ends a link whose setup failed (and logs the text on the
+        // server's side): the client is refused, the server goes on.
+        check("an exception in the server setup refuses the link, the server goes on", () -> {
+            String bad = new File(dir, "bad").getPath();
+            Thread bt = new Thread(() -> {
+                BadSetup srv = new BadSetup();
+                try {
+                    srv.ConfigSetServerSetup(BadSetup::ServerSetup);
+                    srv.LinkCreate(new String[] {"badsetup", "--uds", "--file", bad, "--thread"});
+                } catch (MkExceptionC e) {
+                    System.out.println("# bad server: " + e.getText());
+                }
+            });
+            bt.setDaemon(true);
+            bt.start();
+            for (int i = 0; i < 100 && !new File(bad).exists(); i++)
+                Thread.sleep(50);
+            MqContextC k = new MqContextC();
+            try {
+                MkExceptionC e = raises(() -> {
+                    k.LinkCreate(new String[] {"client", "--uds", "--file", bad});
+                    k.SendSTART();
+                    k.SendEND_AND_WAIT("ECHO", 5000);
+                });
+                expect(e.getText().contains("setup refused on purpose") || e.getText().contains("peer closed"),
+                       e.getText());
+                MqContextC again = new MqContextC();
+                raises(() -> again.LinkCreate(new String[] {"client", "--uds", "--file", bad}));
+                again.Delete();
+            } finally {
+                k.Delete();
+                new File(bad).delete();
+            }
         });
         c.Delete();
         new File(sock).delete();
