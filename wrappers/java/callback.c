@@ -156,6 +156,18 @@ mqj_cb_new(JNIEnv *env, jobject fn, int scope, const char *name)
     }
     cb->noarg = !(*env)->IsInstanceOf(env, fn, mqj.svc);
     cb->mid = cb->noarg ? mqj.svc0_call : mqj.svc_call;
+    /* The callable's own Call, found once: a call through the interface's
+     * ID searches the class's itable every time. */
+    {
+        jclass cls = (*env)->GetObjectClass(env, fn);
+        jmethodID own = (*env)->GetMethodID(env, cls, "Call",
+                                            cb->noarg ? "()V" : "(L" MQJ_PKG "MqContextC;)V");
+        (*env)->DeleteLocalRef(env, cls);
+        if (own)
+            cb->mid = own;
+        else
+            (*env)->ExceptionClear(env);
+    }
     cb->scope = scope;
     return cb;
 }

@@ -128,6 +128,9 @@ jbyteArray mqj_from_BIN(JNIEnv *env, const void *data, size_t size);
  * holds its value on the Java side (a ReadBUF copy) lends it through the
  * thread's scratch buffer, valid for the call. */
 int mqj_buf_value(JNIEnv *env, jobject o, MkBufferC **b, const char *fn);
+/* Give such a buffer its C object (owned by the Java object) for a method
+ * that needs one. */
+void *mqj_buf_materialize(JNIEnv *env, jobject o, jint dtype);
 static inline int
 mqj_to_BUF(JNIEnv *env, jobject o, MkBufferC **b, const char *fn)
 {
