@@ -2,6 +2,8 @@
  * of contexts multiplexed over it, and the calls waiting for answers. */
 #include <errno.h>
 #include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,8 +15,72 @@
 
 #include "link_int.h"
 
-/* Past this the reader stops taking bytes it cannot yet dispatch. */
-#define RBUF_LIMIT(c) ((size_t)(c)->max_frame + 64u * 1024 * 1024)
+/* The read buffer starts small, because a new instance touches as few
+ * pages as it can (each costs a fault, in a forked child a copy).  It
+ * doubles when a read filled it (more is waiting: fewer, larger reads), up
+ * to READ_CHUNK, and whenever an incomplete frame fills more than half. */
+#define READ_CHUNK (256u * 1024)
+
+/* A link's read buffer holds at most the largest frame and one read more:
+ * every legal frame fits, and a peer that stops reading while we wait to
+ * write to it gets no more than that taken in (the flush reads meanwhile,
+ * see mqi_conn_flush). */
+#define RBUF_LIMIT(c) ((size_t)(c)->max_frame + MQI_HDR_SIZE + READ_CHUNK)
+
+/* The read buffers of all links of this process together (--max-buffered).
+ * A buffer grows past READ_CHUNK only while the total stays within the
+ * limit; the first READ_CHUNK of every link is always granted, so a new
+ * link gets its frames in however full the others are (and the number of
+ * links has its own limit, --max-connections).  Past the limit a link stops
+ * reading until room comes free: backpressure, never a busy wait. */
+static size_t rbuf_total;
+#define RBUF_NAP_MS 50 /* how often a link that has no room looks again */
+
+static size_t
+total_add(size_t n)
+{
+#ifdef MQ_HAVE_THREADS
+    return __atomic_add_fetch(&rbuf_total, n, __ATOMIC_RELAXED);
+#else
+    return rbuf_total += n;
+#endif
+}
+
+static size_t
+total_get(void)
+{
+#ifdef MQ_HAVE_THREADS
+    return __atomic_load_n(&rbuf_total, __ATOMIC_RELAXED);
+#else
+    return rbuf_total;
+#endif
+}
+
+static void
+total_sub(size_t n)
+{
+#ifdef MQ_HAVE_THREADS
+    __atomic_sub_fetch(&rbuf_total, n, __ATOMIC_RELAXED);
+#else
+    rbuf_total -= n;
+#endif
+}
+
+/* Log a limit acting on this link, through its parent context. */
+static void
+note(mqi_conn *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void
+note(mqi_conn *c, const char *fmt, ...)
+{
+    char text[512];
+    va_list ap;
+    if (!c->parent)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    mqi_log(c->parent, MK_LOG_WARN, "%s", text);
+}
 
 mqi_conn *
 mqi_conn_create(int fd, const mqi_config *cfg, int is_server)
@@ -27,6 +93,8 @@ mqi_conn_create(int fd, const mqi_config *cfg, int is_server)
     c->err = &c->err_store;
     c->flush_at = cfg->buffersize;
     c->max_frame = cfg->max_frame;
+    c->max_buffered = cfg->max_buffered;
+    c->frame_since = c->idle_since = -1;
     c->timeout_ms = cfg->timeout_ms;
     c->next_trans = 1;
     c->child_hint = 1;
@@ -93,6 +161,7 @@ mqi_conn_free(mqi_conn *c)
     for (int i = 0; i < c->nrstack; i++)
         if (c->rstack[i])
             MkBufferStreamDelete(c->rstack[i]);
+    total_sub(c->rbuf.cap);
     free(c->rbuf.p);
     free(c->wbuf.p);
     mqi_idmap_free(&c->children);
@@ -182,17 +251,79 @@ mqi_conn_fill_wait(mqi_conn *c)
     return fill(c, 0);
 }
 
-/* The read buffer starts small, because a new instance touches as few
- * pages as it can (each costs a fault, in a forked child a copy).  It
- * doubles when a read filled it (more is waiting: fewer, larger reads), up
- * to READ_CHUNK, and whenever an incomplete frame fills more than half. */
-#define READ_CHUNK (256u * 1024)
+/* Room for the read buffer to double (up to its limit): MK_OK, or
+ * MK_CONTINUE with *why the limit that refused it (MQI_RBUF_*). */
+static MkErrorE
+grow(mqi_conn *c, int *why)
+{
+    mqi_bytes *b = &c->rbuf;
+    size_t want = b->cap ? b->cap * 2 : 4096;
+    if (want > RBUF_LIMIT(c))
+        want = RBUF_LIMIT(c);
+    if (want <= b->cap) {
+        *why = MQI_RBUF_LINK;
+        return MK_CONTINUE;
+    }
+    size_t total = total_add(want - b->cap);
+    if (want > READ_CHUNK && total > c->max_buffered) {
+        total_sub(want - b->cap);
+        *why = MQI_RBUF_ALL;
+        return MK_CONTINUE;
+    }
+    unsigned char *p = realloc(b->p, want);
+    if (!p) {
+        total_sub(want - b->cap);
+        mqi_conn_fail(c, MK_ERR_MEMORY, "out of memory for the read buffer");
+        return MK_ERROR;
+    }
+    b->p = p;
+    b->cap = want;
+    return MK_OK;
+}
+
+/* The read buffer is full and may not grow: say why, once per link and
+ * reason.  At its own limit it holds a whole frame, which only a flush
+ * (waiting to write) does not take out: the peer does not read. */
+static void
+note_full(mqi_conn *c, int why)
+{
+    c->rbuf_full = why;
+    if (c->limits_noted & why)
+        return;
+    c->limits_noted |= why;
+    if (why == MQI_RBUF_LINK)
+        note(c, "the peer sends more than it reads: %zu bytes taken in, no more until it reads "
+             "(--max-frame plus %u)", c->rbuf.len - c->rbuf.off, READ_CHUNK + MQI_HDR_SIZE);
+    else
+        note(c, "read buffers of all links at --max-buffered %zu bytes: this link reads again "
+             "when there is room", c->max_buffered);
+}
+
+/* An empty buffer larger than a read gives its memory back while the
+ * buffers of all links are above half their limit (not always: a link
+ * receiving large frames one after another would allocate each time). */
+static void
+shrink(mqi_conn *c)
+{
+    mqi_bytes *b = &c->rbuf;
+    if (b->cap <= READ_CHUNK || total_get() <= c->max_buffered / 2)
+        return;
+    unsigned char *p = realloc(b->p, READ_CHUNK);
+    if (!p)
+        return;
+    total_sub(b->cap - READ_CHUNK);
+    b->p = p;
+    b->cap = READ_CHUNK;
+}
+
 static MkErrorE
 fill(mqi_conn *c, int flags)
 {
     mqi_bytes *b = &c->rbuf;
+    c->rbuf_full = 0;
     if (b->off == b->len) {
         b->off = b->len = 0;
+        shrink(c);
     } else if (b->off > 0 && b->cap - b->len < b->cap / 2) {
         memmove(b->p, b->p + b->off, b->len - b->off);
         b->len -= b->off;
@@ -200,15 +331,15 @@ fill(mqi_conn *c, int flags)
     }
     if (b->cap - b->len < b->cap / 2 || b->cap - b->len < 1024 ||
         (c->rbuf_filled && b->cap < READ_CHUNK)) {
+        int why = 0;
         c->rbuf_filled = 0;
-        if (b->len >= RBUF_LIMIT(c))
-            return MK_CONTINUE;
-        unsigned char *p = mki_grow(b->p, &b->cap, b->cap ? b->cap * 2 : 4096, 1);
-        if (!p) {
-            mqi_conn_fail(c, MK_ERR_MEMORY, "out of memory for the read buffer");
+        MkErrorE rc = grow(c, &why);
+        if (rc == MK_ERROR)
             return MK_ERROR;
-        }
-        b->p = p;
+        if (rc == MK_CONTINUE && b->len == b->cap) {
+            note_full(c, why);
+            return MK_CONTINUE;
+        } /* else: what room there is, is read */
     }
     size_t n = 0;
     MkErrorE rc = recv_into(c, b->p + b->len, b->cap - b->len, flags, &n);
@@ -217,6 +348,16 @@ fill(mqi_conn *c, int flags)
         b->len += n;
     }
     return rc;
+}
+
+void
+mqi_conn_nap(MK_I64 until)
+{
+    MK_I64 ms = RBUF_NAP_MS;
+    if (until >= 0 && until - mqi_now_ms() < ms)
+        ms = until - mqi_now_ms();
+    if (ms > 0)
+        wait_fd(-1, 0, ms); /* a negative fd: poll only sleeps */
 }
 
 MkErrorE
@@ -253,9 +394,17 @@ mqi_conn_flush(mqi_conn *c)
             return MK_ERROR;
         }
         /* While the peer's buffer is full, take in what it sends us: it may
-         * be blocked writing to us. */
-        int ev = wait_fd(c->fd, POLLOUT | POLLIN, left);
-        if (ev > 0 && (ev & POLLIN) && mqi_conn_fill(c) == MK_ERROR)
+         * be blocked writing to us.  When our read buffer has no room, wait
+         * for writability only: input we cannot take would end every wait
+         * at once.  Room the other links free (--max-buffered) is looked
+         * for now and then. */
+        short events = c->rbuf_full ? POLLOUT : POLLOUT | POLLIN;
+        MK_I64 wait = left;
+        if (c->rbuf_full == MQI_RBUF_ALL && (wait < 0 || wait > RBUF_NAP_MS))
+            wait = RBUF_NAP_MS;
+        int ev = wait_fd(c->fd, events, wait);
+        if (ev >= 0 && ((ev & POLLIN) || c->rbuf_full == MQI_RBUF_ALL) &&
+            mqi_conn_fill(c) == MK_ERROR)
             return MK_ERROR;
         if (ev > 0 && (ev & (POLLERR | POLLNVAL)) && !(ev & POLLOUT)) {
             mqi_conn_fail(c, MQ_ERR_LINK, "connection broken while writing");

@@ -188,6 +188,8 @@ next_frame(mqi_conn *c)
         return MK_ERROR;
     }
     b->off += MQI_HDR_SIZE + h.len;
+    c->rbuf_full = 0; /* room again */
+    c->frame_since = c->idle_since = -1;
     dispatch(c, &h, body);
     return MK_OK;
 malformed:
@@ -208,6 +210,37 @@ wait_input(mqi_conn *c, MK_I64 deadline)
     if (left)
         mqi_block_leave(blk);
     return n < 0 && errno == EINTR ? 1 : n;
+}
+
+/* The limits of a link a listener accepted (link.c sets them): one whose
+ * peer started a frame must see it complete within --frame-timeout; one
+ * with nothing to do (no frame begun, no call being served or waited for)
+ * is closed after --idle-timeout.  Returns when the one that applies is
+ * due (-1: none); a link past it is down, the reason logged. */
+static MK_I64
+peer_limits(MqContextC *ctx, mqi_conn *c, const mqi_pending *waiter)
+{
+    MK_I64 now = mqi_now_ms();
+    if (c->frame_ms > 0 && c->rbuf.len > c->rbuf.off) {
+        if (c->frame_since < 0)
+            c->frame_since = now;
+        if (now - c->frame_since < c->frame_ms)
+            return c->frame_since + c->frame_ms;
+        mqi_conn_fail(c, MQ_ERR_LINK, "a frame from the peer was not complete after %lld s "
+                      "(--frame-timeout), link closed", (long long)c->frame_ms / 1000);
+    } else if (c->idle_ms > 0 && !waiter && c->depth == 0 && c->pend.used == 0) {
+        if (c->idle_since < 0)
+            c->idle_since = now;
+        if (now - c->idle_since < c->idle_ms)
+            return c->idle_since + c->idle_ms;
+        mqi_conn_fail(c, MQ_ERR_LINK, "nothing from the peer for %lld s (--idle-timeout), "
+                      "link closed", (long long)c->idle_ms / 1000);
+    } else {
+        return -1;
+    }
+    /* the loop logs a server's MQ_ERR_LINK as information only */
+    mqi_log(ctx, MK_LOG_WARN, "%s", MkErrorGetText(c->err));
+    return -1;
 }
 
 MkErrorE
@@ -248,6 +281,25 @@ mqi_loop(MqContextC *ctx, mqi_pending *waiter, MK_I64 deadline, int once)
         MK_I64 until = deadline;
         if (c->cb_deadline >= 0 && (until < 0 || c->cb_deadline < until))
             until = c->cb_deadline;
+        if (c->idle_ms > 0 || c->frame_ms > 0) {
+            MK_I64 due = peer_limits(ctx, c, waiter);
+            if (!c->up)
+                continue; /* logged and ended at the top */
+            if (due >= 0 && (until < 0 || due < until))
+                until = due;
+        }
+        if (c->rbuf_full) {
+            /* no room to read into (--max-buffered): input would end every
+             * wait at once, so wait for room, a moment at a time */
+            if (until >= 0 && mqi_now_ms() >= until) {
+                if (until == deadline)
+                    return MK_CONTINUE;
+                continue;
+            }
+            mqi_conn_nap(until);
+            mqi_conn_fill(c); /* a closed link is handled at the top */
+            continue;
+        }
         if (c->rcvtimeo_ms > 0 && (until < 0 || until - mqi_now_ms() >= c->rcvtimeo_ms)) {
             mqi_conn_fill_wait(c); /* returns before until; a closed link: at the top */
             continue;

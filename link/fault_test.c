@@ -44,34 +44,16 @@ start_server(void)
     return start_server_with("");
 }
 
-/* A socket connected to the server, nothing sent yet; -1 on failure. */
 static int
 raw_socket(void)
 {
-    struct sockaddr_un a = {.sun_family = AF_UNIX};
-    strcpy(a.sun_path, sock);
-    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
-    if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) < 0) {
-        close(fd);
-        fd = -1;
-    }
-    return fd;
+    return lt_raw_socket(sock);
 }
 
-/* Connect and do the handshake by hand. */
 static int
 raw_connect(void)
 {
-    unsigned char pre[16] = {'M', 'Q', 'L', 'K', 1, 'L'};
-    unsigned char answer[16];
-    int fd = raw_socket();
-    if (fd < 0 || write(fd, pre, 16) != 16 ||
-        recv(fd, answer, 16, MSG_WAITALL) != 16 || memcmp(answer, "MQLK", 4)) {
-        mqt_fail(__FILE__, __LINE__, "raw handshake failed");
-        close(fd);
-        return -1;
-    }
-    return fd;
+    return lt_raw_connect(sock);
 }
 
 /* A frame header in our byte order, every field chosen by the test. */
@@ -135,43 +117,16 @@ check_serves(void)
     MqContextDelete(c);
 }
 
-static long
-rss_kb(pid_t pid)
-{
-    char path[64], line[256];
-    long kb = -1;
-    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
-    FILE *f = fopen(path, "r");
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "VmRSS: %ld", &kb) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return kb;
-}
-
 static int
 log_mentions(const char *what)
 {
-    char buf[65536];
-    FILE *f = fopen(logfile, "r");
-    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-    if (f)
-        fclose(f);
-    buf[n] = 0;
-    return strstr(buf, what) != NULL;
+    return lt_file_mentions(logfile, what);
 }
 
-/* On failure, show what the server said. */
 static void
 dump_log_on_failure(void)
 {
-    char line[512];
-    FILE *f = mqt_failures() ? fopen(logfile, "r") : NULL;
-    while (f && fgets(line, sizeof line, f))
-        printf("# server: %s", line);
-    if (f)
-        fclose(f);
+    lt_dump_on_failure(logfile);
 }
 
 static void
@@ -231,7 +186,7 @@ garbage_and_memory(void)
     if (start_server() != 0)
         return;
     check_serves();
-    long before = rss_kb(server);
+    long before = lt_rss_kb(server);
     for (int i = 0; i < 200; i++) {
         size_t n = 32 + (size_t)(rand_r(&seed) % 400);
         for (size_t k = 0; k < n; k++)
@@ -240,7 +195,7 @@ garbage_and_memory(void)
             header(f, 1, "ECHO", (uint32_t)rand_r(&seed) % 5, (uint32_t)(n - 32));
         MQT_CHECK(closed_after(f, n, 1));
     }
-    long after = rss_kb(server);
+    long after = lt_rss_kb(server);
     MQT_CHECK_MSG(before > 0 && after - before < 16 * 1024, "RSS %ld kB -> %ld kB", before, after);
     check_serves();
     dump_log_on_failure();
@@ -532,7 +487,7 @@ huge_child_ids(void)
     if (start_server() != 0)
         return;
     check_serves();
-    long before = rss_kb(server);
+    long before = lt_rss_kb(server);
     int fd = raw_connect();
     if (fd < 0)
         return;
@@ -542,7 +497,7 @@ huge_child_ids(void)
     uint64_t got = 0;
     MQT_CHECK(send_frame(fd, K_WAIT, "ECHO", 0xFFFFFFFFu, 0, 77, 1, i32, sizeof i32));
     MQT_CHECK(read_answer(fd, &got, text, sizeof text) == K_RETURN && got == 77);
-    long after = rss_kb(server);
+    long after = lt_rss_kb(server);
     MQT_CHECK_MSG(before > 0 && after - before < 16 * 1024, "RSS %ld kB -> %ld kB", before, after);
     /* the parent's id, and an id in use, are refused */
     MQT_CHECK(create_child(fd, 0, 20, text, sizeof text) == K_ERROR);

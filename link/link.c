@@ -62,9 +62,22 @@ mqi_server_attach(MqContextC *ctx, int fd)
     }
     if (mqi_conn_attach(c, ctx, 0) != MK_OK)
         goto error;
-    if (mqi_conn_recv_preamble(c, ctx->cfg.timeout_ms) != MK_OK) {
-        MkErrorSet(ctx->err, MkErrorGetCode(c->err), "LinkCreate: handshake with the client failed: %s",
-                   MkErrorGetText(c->err));
+    /* A link a listener accepted comes from anyone: it gets the limits on
+     * idle time and slow frames (event.c), and the frame limit holds for
+     * the handshake too.  A pipe server's peer is the client that started
+     * it, which may well stay idle. */
+    if (ctx->cfg.tp == MQI_TP_UDS || ctx->cfg.tp == MQI_TP_TCP) {
+        c->idle_ms = ctx->cfg.idle_ms;
+        c->frame_ms = ctx->cfg.frame_ms;
+    }
+    MK_I64 hello_ms = ctx->cfg.timeout_ms;
+    int slow = c->frame_ms > 0 && (hello_ms < 0 || c->frame_ms < hello_ms);
+    if (slow)
+        hello_ms = c->frame_ms;
+    if (mqi_conn_recv_preamble(c, hello_ms) != MK_OK) {
+        MkErrorSet(ctx->err, MkErrorGetCode(c->err), "LinkCreate: handshake with the client failed: %s%s",
+                   MkErrorGetText(c->err),
+                   slow && MkErrorGetCode(c->err) == MQ_ERR_TIMEOUT ? " (--frame-timeout)" : "");
         goto error;
     }
     c->up = 1;

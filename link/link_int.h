@@ -31,6 +31,10 @@
 #define MQI_DEFAULT_MAX_CHILDREN 1024u
 #define MQI_DEFAULT_MAX_SENDERS 1024          /* --max-senders */
 #define MQI_DEFAULT_MAX_STORAGE (1LL << 30)   /* --max-storage */
+#define MQI_DEFAULT_MAX_BUFFERED ((size_t)256 * 1024 * 1024)
+#define MQI_DEFAULT_MAX_CONNECTIONS 256
+#define MQI_DEFAULT_IDLE_SEC 300
+#define MQI_DEFAULT_FRAME_SEC 30
 #define MQI_MAX_NEST 64   /* calls served inside calls on one connection */
 
 /* Frame kinds. */
@@ -108,6 +112,10 @@ typedef struct mqi_config {
     int sync_full;       /* --sync full (default) or normal */
     MK_I64 max_senders;  /* --max-senders: sender identities a receiver keeps files for */
     MK_I64 max_storage;  /* --max-storage: bytes of a receiver's storage files together */
+    size_t max_buffered; /* --max-buffered: read buffers of all links in the process */
+    int max_connections; /* --max-connections: a listener's instances alive at once */
+    MK_I64 idle_ms;      /* --idle-timeout: a listener's link with no call closes (0: never) */
+    MK_I64 frame_ms;     /* --frame-timeout: a started frame or handshake completes (0: never) */
 } mqi_config;
 
 void mqi_config_init(mqi_config *c);
@@ -195,6 +203,13 @@ typedef struct mqi_conn {
     MkErrorC err_store;
     mqi_bytes rbuf;
     int rbuf_filled;    /* the last read filled the read buffer */
+    int rbuf_full;      /* no room to read into: MQI_RBUF_LINK or MQI_RBUF_ALL */
+    int limits_noted;   /* the MQI_RBUF_* limits logged for this link (once each) */
+    size_t max_buffered;
+    MK_I64 idle_ms;     /* links from a listener (link.c): their limits, 0 for none */
+    MK_I64 frame_ms;
+    MK_I64 idle_since;  /* when the loop began waiting with nothing to do (-1) */
+    MK_I64 frame_since; /* when the loop first saw the frame now incomplete (-1) */
     mqi_bytes wbuf;
     size_t flush_at;
     uint32_t max_frame;
@@ -217,6 +232,11 @@ typedef struct mqi_conn {
     int depth;
 } mqi_conn;
 
+/* Why a read buffer has no room: its own limit (room comes when frames are
+ * taken out) or the limit of all links together (when others free theirs). */
+#define MQI_RBUF_LINK 1
+#define MQI_RBUF_ALL 2
+
 mqi_conn *mqi_conn_create(int fd, const mqi_config *cfg, int is_server);
 /* Close the socket, reap a pipe server, free everything. */
 void mqi_conn_free(mqi_conn *c);
@@ -230,6 +250,9 @@ MkErrorE mqi_conn_flush(mqi_conn *c);
 MkErrorE mqi_conn_fill(mqi_conn *c);
 /* Read, blocking until data, end of file or rcvtimeo_ms (MK_CONTINUE). */
 MkErrorE mqi_conn_fill_wait(mqi_conn *c);
+/* With no room to read into (rbuf_full): sleep a moment, at most until
+ * until (-1: no bound), before looking for room again. */
+void mqi_conn_nap(MK_I64 until);
 /* Exchange preambles (client first, server after its setup). */
 MkErrorE mqi_conn_send_preamble(mqi_conn *c);
 MkErrorE mqi_conn_recv_preamble(mqi_conn *c, MK_I64 timeout_ms);
@@ -294,6 +317,8 @@ struct MqContextC {
     mqi_cb txn_handler;       /* answers of re-sent persistent calls */
     char *spawn_cmd;          /* listener with --spawn: our own command line */
     size_t spawn_cmd_len;
+    dev_t uds_dev;            /* listener: the socket file it made (uds.c) */
+    ino_t uds_ino;
 };
 
 /* Log through the context's name and --debug / --silent settings. */

@@ -2,6 +2,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #include "linktest.h"
 
@@ -95,4 +98,105 @@ int
 lt_server_port(void)
 {
     return server && nargs == 4 && !strcmp(args[1], "--tcp") ? atoi(where) : 0;
+}
+
+int
+lt_raw_socket(const char *path)
+{
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) < 0) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
+int
+lt_raw_connect(const char *path)
+{
+    unsigned char pre[16] = {'M', 'Q', 'L', 'K', 1, 'L'};
+    unsigned char answer[16];
+    int fd = lt_raw_socket(path);
+    if (fd < 0 || write(fd, pre, 16) != 16 ||
+        recv(fd, answer, 16, MSG_WAITALL) != 16 || memcmp(answer, "MQLK", 4)) {
+        mqt_fail(__FILE__, __LINE__, "raw handshake failed");
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+void
+lt_frame_header(unsigned char *h, unsigned char kind, const char *token, uint32_t items,
+                uint32_t len)
+{
+    uint32_t zero = 0;
+    uint64_t trans = 1;
+    h[0] = 'M'; h[1] = 'Q'; h[2] = 1; h[3] = kind;
+    memcpy(h + 4, token, 4);
+    memcpy(h + 8, &zero, 4);
+    memcpy(h + 12, &zero, 4);
+    memcpy(h + 16, &trans, 8);
+    memcpy(h + 24, &items, 4);
+    memcpy(h + 28, &len, 4);
+}
+
+long
+lt_rss_kb(pid_t pid)
+{
+    char path[64], line[256];
+    long kb = -1;
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "r");
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "VmRSS: %ld", &kb) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return kb;
+}
+
+long
+lt_cpu_ms(pid_t pid)
+{
+    char path[64], buf[1024];
+    unsigned long utime, stime;
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f)
+        fclose(f);
+    buf[n] = 0;
+    /* the command name may hold spaces: count fields after its ')' */
+    char *p = strrchr(buf, ')');
+    if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &utime,
+                     &stime) != 2)
+        return -1;
+    return (long)((utime + stime) * 1000 / (unsigned long)sysconf(_SC_CLK_TCK));
+}
+
+int
+lt_file_mentions(const char *path, const char *what)
+{
+    static char buf[1 << 20];
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f)
+        fclose(f);
+    buf[n] = 0;
+    return strstr(buf, what) != NULL;
+}
+
+void
+lt_dump_on_failure(const char *path)
+{
+    char line[512];
+    FILE *f = mqt_failures() ? fopen(path, "r") : NULL;
+    while (f && fgets(line, sizeof line, f))
+        printf("# server: %s", line);
+    if (f)
+        fclose(f);
 }

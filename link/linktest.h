@@ -3,6 +3,9 @@
 #ifndef MQ_LINKTEST_H
 #define MQ_LINKTEST_H
 
+#include <stdint.h>
+#include <sys/types.h>
+
 #include "mqlink.h"
 #include "testlib.h"
 
@@ -24,5 +27,23 @@ MqContextC *lt_connect_again(void);
 pid_t lt_server_pid(void);
 /* TCP port of the listener lt_connect launched (0 for pipe and uds). */
 int lt_server_port(void);
+
+/* Hand-made peers for hostile-input tests, on the Unix socket at path:
+ * a connected socket with nothing sent, or with the handshake done by
+ * hand (-1 and the case failed when it could not be). */
+int lt_raw_socket(const char *path);
+int lt_raw_connect(const char *path);
+/* A frame header in this machine's byte order, transaction 1, child 0. */
+void lt_frame_header(unsigned char *h, unsigned char kind, const char *token, uint32_t items,
+                     uint32_t len);
+
+/* What a server process holds: resident memory in kB, CPU time (user and
+ * system) in ms; -1 when unknown. */
+long lt_rss_kb(pid_t pid);
+long lt_cpu_ms(pid_t pid);
+/* True when the file (a server's log) contains what. */
+int lt_file_mentions(const char *path, const char *what);
+/* When the running case failed, show the file (a server's log) as TAP comments. */
+void lt_dump_on_failure(const char *path);
 
 #endif

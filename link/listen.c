@@ -64,6 +64,37 @@ start_instance(MqContextC *ctx, int lfd, int fd)
     return mqi_start_spawn(ctx, fd);
 }
 
+/* A connection past --max-connections is accepted and closed at once
+ * rather than left in the backlog: its client learns at once (the
+ * handshake ends) instead of waiting out its timeout, and the backlog
+ * stays free for the moment an instance ends.  A flood of connections
+ * makes one log line a second, not one each. */
+void
+mqi_listen_refuse(MqContextC *tmpl, mqi_refusals *r, int fd, int alive)
+{
+    close(fd);
+    r->count++;
+    MK_I64 now = mqi_now_ms();
+    if (r->logged_ms && now - r->logged_ms < 1000)
+        return;
+    mqi_log(tmpl, MK_LOG_WARN, "%lu connection%s refused: %d instances alive, the most "
+            "--max-connections allows", r->count, r->count == 1 ? "" : "s", alive);
+    r->logged_ms = now;
+    r->count = 0;
+}
+
+/* Reap the instances that ended; returns how many are still alive. */
+static int
+reap(int alive)
+{
+    pid_t pid;
+    while ((pid = waitpid(-1, NULL, WNOHANG)) > 0)
+        alive--;
+    if (pid < 0 && errno == ECHILD)
+        return 0; /* none left (SIGCHLD ignored: the kernel reaped them) */
+    return alive < 0 ? 0 : alive;
+}
+
 /* Close the listening socket and remove what listen left (a socket file). */
 static void
 stop_listening(MqContextC *ctx, const mqi_transport *tp, int lfd)
@@ -77,18 +108,27 @@ stop_listening(MqContextC *ctx, const mqi_transport *tp, int lfd)
 static void
 accept_loop(MqContextC *ctx, const mqi_transport *tp, int lfd)
 {
+    int alive = 0; /* instances started, not yet reaped */
+    mqi_refusals refused = {0};
     while (!stop_signal) {
         struct pollfd p = {.fd = lfd, .events = POLLIN};
         void *blk = mqi_block_enter();
         int n = poll(&p, 1, 500);
         mqi_block_leave(blk);
-        while (waitpid(-1, NULL, WNOHANG) > 0)
-            ; /* reap finished instances */
-        if (n <= 0)
+        if (n <= 0) {
+            alive = reap(alive);
             continue;
+        }
         int fd = mqi_listen_accept(tp, lfd);
-        if (fd >= 0 && start_instance(ctx, lfd, fd) != MK_OK)
+        if (fd < 0)
+            continue;
+        alive = reap(alive); /* count the ones that ended up to now */
+        if (alive >= ctx->cfg.max_connections)
+            mqi_listen_refuse(ctx, &refused, fd, alive);
+        else if (start_instance(ctx, lfd, fd) != MK_OK)
             mqi_log(ctx, MK_LOG_ERROR, "%s", MqErrorGetText(ctx));
+        else
+            alive++;
     }
 }
 

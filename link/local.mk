@@ -40,7 +40,8 @@ check_LTLIBRARIES += link/liblinktest.la
 link_liblinktest_la_SOURCES = link/linktest.c link/linktest.h
 
 LINK_TESTS = link/conformance_test link/fault_test link/persist_test link/block_test \
-	link/transport/tcp/tcp_test link/start/fork_test
+	link/transport/tcp/tcp_test link/start/fork_test link/limits_test \
+	link/transport/uds/uds_test
 check_PROGRAMS += $(LINK_TESTS)
 TESTS += $(LINK_TESTS)
 link_conformance_test_LDADD = link/liblinktest.la $(LINK_TEST_LIBS)
@@ -48,5 +49,7 @@ link_transport_tcp_tcp_test_LDADD = link/liblinktest.la $(LINK_TEST_LIBS)
 link_block_test_LDADD = link/liblinktest.la $(LINK_TEST_LIBS)
 link_start_fork_test_LDADD = link/liblinktest.la $(LINK_TEST_LIBS)
 link_fault_test_LDADD = link/libmqlink.la $(LINK_TEST_LIBS) link/liblinktest.la
+link_limits_test_LDADD = link/liblinktest.la $(LINK_TEST_LIBS)
+link_transport_uds_uds_test_LDADD = link/liblinktest.la $(LINK_TEST_LIBS)
 link_persist_test_CFLAGS = $(AM_CFLAGS) $(SQLITE3_CFLAGS)
 link_persist_test_LDADD = link/liblinktest.la $(LINK_TEST_LIBS) $(SQLITE3_LIBS)

@@ -29,6 +29,15 @@ static const char usage[] =
     "  --config FILE       read options from a libconfig file first (global\n"
     "                      settings, then the group named like --name)\n"
     "  --silent            log nothing but errors\n"
+    "  --max-buffered BYTES  read buffers of all links in this process together\n"
+    "                      (default 268435456); past it a link stops reading\n"
+    "  --max-connections N   server: instances alive at once (default 256); a\n"
+    "                      connection past the limit is closed at once\n"
+    "  --idle-timeout SECONDS   server: close a link from a listener that\n"
+    "                      brought nothing for this long (default 300, 0: never)\n"
+    "  --frame-timeout SECONDS  server: a frame or handshake that started\n"
+    "                      arriving must be complete within this (default 30,\n"
+    "                      0: never)\n"
     "  --uds --file PATH   Unix socket transport\n"
     "  --tcp [--host H] --port P   TCP transport (servers listen on 127.0.0.1 by default)\n"
     "  --fork | --thread | --spawn server: one instance per connection\n"
@@ -47,6 +56,10 @@ mqi_config_init(mqi_config *c)
     c->sync_full = 1;
     c->max_senders = MQI_DEFAULT_MAX_SENDERS;
     c->max_storage = MQI_DEFAULT_MAX_STORAGE;
+    c->max_buffered = MQI_DEFAULT_MAX_BUFFERED;
+    c->max_connections = MQI_DEFAULT_MAX_CONNECTIONS;
+    c->idle_ms = (MK_I64)MQI_DEFAULT_IDLE_SEC * 1000;
+    c->frame_ms = (MK_I64)MQI_DEFAULT_FRAME_SEC * 1000;
 }
 
 static void
@@ -206,6 +219,18 @@ option(MqContextC *ctx, int argc, const char **argv, int *i)
     } else if (!strcmp(o, "--debug")) {
         if ((rc = number(ctx, o, arg, 0, MK_LOG_TRACE, &n)) == MK_OK)
             c->debug = (int)n;
+    } else if (!strcmp(o, "--max-buffered")) {
+        if ((rc = number(ctx, o, arg, 0, 1LL << 48, &n)) == MK_OK)
+            c->max_buffered = (size_t)n;
+    } else if (!strcmp(o, "--max-connections")) {
+        if ((rc = number(ctx, o, arg, 1, 1 << 20, &n)) == MK_OK)
+            c->max_connections = (int)n;
+    } else if (!strcmp(o, "--idle-timeout")) {
+        if ((rc = number(ctx, o, arg, 0, 1LL << 31, &n)) == MK_OK)
+            c->idle_ms = n * 1000;
+    } else if (!strcmp(o, "--frame-timeout")) {
+        if ((rc = number(ctx, o, arg, 0, 1LL << 31, &n)) == MK_OK)
+            c->frame_ms = n * 1000;
     } else if (!strcmp(o, "--socket")) {
         if ((rc = number(ctx, o, arg, 0, 1 << 20, &n)) == MK_OK)
             c->socket_fd = (int)n;

@@ -21,6 +21,7 @@ MQGEN_FILES = \
 	wrappers/gen/mqgen/python_glue.py \
 	wrappers/gen/mqgen/python_plain.py \
 	wrappers/gen/mqgen/python_stubs.py \
+	wrappers/gen/mqgen/ruby.py \
 	wrappers/gen/mqgen/registry.py \
 	wrappers/gen/mqgen/check.py \
 	wrappers/gen/mqgen/cli.py
@@ -152,6 +153,7 @@ wrappers_cxx_callback_test_LDADD = tests/libmqtest.la link/libmqlink.la kernel/l
 TESTS += wrappers/cxx/callback_test
 endif
 include wrappers/java/local.mk
+include wrappers/ruby/local.mk
 TESTS += $(WRAPPER_TESTS)
 nodist_check_SCRIPTS = $(WRAPPER_TESTS)
 CLEANFILES += wrappers/python/py-configfile.sh wrappers/python/py-buffer.sh \

@@ -24,6 +24,8 @@ static const struct key {
     {"spawn", T_BOOL},
     {"max-children", T_INT},
     {"max-senders", T_INT}, {"max-storage", T_INT},
+    {"max-buffered", T_INT}, {"max-connections", T_INT}, {"idle-timeout", T_INT},
+    {"frame-timeout", T_INT},
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 

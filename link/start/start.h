@@ -15,6 +15,14 @@ MkErrorE mqi_start_thread_pool(MqContextC *tmpl, const mqi_transport *tp, int lf
 /* Accept one connection on lfd and tune it for tp: the fd, or -1 with
  * errno (EINTR only when the listener was told to stop). */
 int mqi_listen_accept(const mqi_transport *tp, int lfd);
+/* Connections refused past --max-connections, for the log (listen.c). */
+typedef struct mqi_refusals {
+    MK_I64 logged_ms; /* when the last line went out, 0: never */
+    unsigned long count; /* refused since */
+} mqi_refusals;
+/* Close fd, a connection past --max-connections with alive instances
+ * running; logged at most once a second. */
+void mqi_listen_refuse(MqContextC *tmpl, mqi_refusals *r, int fd, int alive);
 /* spawn: fork+exec of this very program with `--socket N` appended. */
 MkErrorE mqi_start_spawn(MqContextC *tmpl, int fd);
 /* Read our own command line once, before any spawn. */

@@ -30,6 +30,8 @@ typedef struct pool {
     int lfd;
     pthread_mutex_t mu;
     int idle; /* threads in accept, or about to be */
+    int busy; /* threads serving an instance (--max-connections) */
+    mqi_refusals refused;
 } pool;
 
 static int start_worker(pool *p);
@@ -59,12 +61,19 @@ worker(void *arg)
         mqi_thread_start_fn();
     while ((fd = next_connection(p)) >= 0) {
         pthread_mutex_lock(&p->mu);
+        if (p->busy >= p->tmpl->cfg.max_connections) {
+            mqi_listen_refuse(p->tmpl, &p->refused, fd, p->busy); /* stays idle in accept */
+            pthread_mutex_unlock(&p->mu);
+            continue;
+        }
+        p->busy++;
         int last = --p->idle == 0;
         pthread_mutex_unlock(&p->mu);
         if (last && start_worker(p) != 0)
             mqi_log(p->tmpl, MK_LOG_ERROR, "cannot start a thread: %s", strerror(errno));
         mqi_instance_serve(p->tmpl, fd);
         pthread_mutex_lock(&p->mu);
+        p->busy--;
         int stay = p->idle < MAX_IDLE;
         p->idle += stay;
         pthread_mutex_unlock(&p->mu);

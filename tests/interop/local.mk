@@ -3,7 +3,8 @@
 # Included from wrappers/local.mk.
 INTEROP_MODES = pipe uds-fork uds-spawn uds-thread tcp-fork tcp-spawn tcp-thread
 INTEROP_ENV = LD_LIBRARY_PATH='$(abs_top_builddir)/link/.libs:$(abs_top_builddir)/kernel/.libs' \
-	PYTHONPATH='$(abs_top_builddir)/wrappers/python'; export LD_LIBRARY_PATH PYTHONPATH;
+	PYTHONPATH='$(abs_top_builddir)/wrappers/python' RUBYLIB='$(abs_top_builddir)/wrappers/ruby'; \
+	export LD_LIBRARY_PATH PYTHONPATH RUBYLIB;
 EXTRA_DIST += tests/interop/pyserver.py tests/interop/pyclient.py tests/interop/run_matrix.sh
 
 check_PROGRAMS += tests/interop/cserver tests/interop/cclient
@@ -66,4 +67,39 @@ INTEROP_JAVA_DRIVERS = $(foreach p,java-c java-java c-java java-cxx java-py py-j
 $(INTEROP_JAVA_DRIVERS): tests/interop/%.sh: Makefile
 	$(AM_V_GEN)$(MKDIR_P) tests/interop && { echo '$(INTEROP_ENV)'; \
 	  echo 'exec $(INTEROP_RUN) "$(INTEROP_CLIENT_$(firstword $(subst -, ,$*)))" "$(INTEROP_SERVER_$(lastword $(subst -, ,$*)))" "$(INTEROP_JAVA_MODES)"'; } > $@ && chmod +x $@
+# A Java client against the Ruby server: the modes both have (no fork, no thread).
+if WITH_RUBY
+TESTS += tests/interop/java-rb.sh
+nodist_check_SCRIPTS += tests/interop/java-rb.sh
+CLEANFILES += tests/interop/java-rb.sh
+tests/interop/java-rb.sh: Makefile
+	$(AM_V_GEN)$(MKDIR_P) tests/interop && { echo '$(INTEROP_ENV)'; \
+	  echo 'exec $(INTEROP_RUN) "$(INTEROP_CLIENT_java)" "$(INTEROP_SERVER_rb)" "pipe uds-spawn tcp-spawn"'; } > $@ && chmod +x $@
+endif
+# Ruby: a Ruby client against C, C++, Python and Ruby servers, C and Python
+# clients against the Ruby server.  A Ruby server runs pipe, fork and spawn
+# (no --thread: the library's threads cannot run Ruby code); rb-rb-gc runs
+# client and server under GC.stress (pipe).
+if WITH_RUBY
+INTEROP_MODES_RB = pipe uds-fork uds-spawn tcp-fork tcp-spawn
+INTEROP_CLIENT_rb = $(RUBY) $(abs_top_srcdir)/tests/interop/rbclient.rb
+INTEROP_SERVER_rb = $(RUBY) $(abs_top_srcdir)/tests/interop/rbserver.rb
+INTEROP_RB_TESTS = tests/interop/rb-c.sh tests/interop/rb-rb.sh tests/interop/c-rb.sh \
+	tests/interop/rb-rb-gc.sh
+if WITH_PYTHON
+INTEROP_RB_TESTS += tests/interop/rb-py.sh tests/interop/py-rb.sh
+endif
+if WITH_CXX
+INTEROP_RB_TESTS += tests/interop/rb-cxx.sh
+endif
+INTEROP_TESTS += $(INTEROP_RB_TESTS)
+EXTRA_DIST += tests/interop/rbclient.rb tests/interop/rbserver.rb
+INTEROP_RB_DRIVERS = $(foreach p,rb-c rb-cxx rb-py c-rb py-rb rb-rb,tests/interop/$(p).sh)
+# the modes: the Ruby server's when the server is Ruby, else all of them
+$(INTEROP_RB_DRIVERS): tests/interop/%.sh: Makefile
+	$(AM_V_GEN)$(MKDIR_P) tests/interop && { echo '$(INTEROP_ENV)'; \
+	  echo 'exec $(INTEROP_RUN) "$(INTEROP_CLIENT_$(firstword $(subst -, ,$*)))" "$(INTEROP_SERVER_$(lastword $(subst -, ,$*)))" "$(if $(filter rb,$(lastword $(subst -, ,$*))),$(INTEROP_MODES_RB),$(INTEROP_MODES))"'; } > $@ && chmod +x $@
+tests/interop/rb-rb-gc.sh: Makefile
+	$(AM_V_GEN)$(MKDIR_P) tests/interop && { echo '$(INTEROP_ENV) MQRB_GC_STRESS=1; export MQRB_GC_STRESS;'; \
+	  echo 'exec $(INTEROP_RUN) "$(INTEROP_CLIENT_rb)" "$(INTEROP_SERVER_rb)" "pipe"'; } > $@ && chmod +x $@
 endif

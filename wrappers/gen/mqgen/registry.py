@@ -2,7 +2,7 @@
 golden test and `mqgen.py --list-outputs` / `--update-golden` all read this
 list; adding a language is one module with an emit(api) -> str and one line
 here (golden/sample.NAME then comes from `mqgen.py --update-golden`)."""
-from . import cxx, java, python_glue, python_plain, python_stubs
+from . import cxx, java, python_glue, python_plain, python_stubs, ruby
 
 
 class Output:
@@ -17,6 +17,7 @@ OUTPUTS = [
     Output("cxx", cxx.emit, "the header-only C++ binding (mqlink.hh)"),
     Output("java-glue", java.emit_glue, "C for the JNI library (gen/glue.c)"),
     Output("java-classes", java.emit_classes, "the Java classes, split on '//// NAME.java'"),
+    Output("ruby", ruby.emit, "C for the Ruby extension (gen/glue.c)"),
 ]
 
 BY_NAME = {o.name: o for o in OUTPUTS}

@@ -48,7 +48,7 @@ NEEDS = {
     "python": {IN: ("hint_in", "local", "args", "to"), OUT: ("hint_out", "build"),
                RET: ("hint_out", "build")},
     "tcl": {IN: ("in_",), OUT: ("out",), RET: ("out",)},
-    "ruby": {IN: ("in_",), OUT: ("out",), RET: ("out",)},
+    "ruby": {IN: ("in_", "local", "args", "to"), OUT: ("out", "build"), RET: ("out", "build")},
     "java": {IN: ("in_", "sig", "jni", "local", "args"), OUT: ("out", "sig", "jni", "value"),
              RET: ("out", "sig", "jni", "value")},
 }
@@ -71,7 +71,7 @@ def _java_number(ctype, java):
                value=value)
 
 
-def _number(name, ctype, py_build, py_hint, tcl, ruby, java, cxx=None):
+def _number(name, ctype, py_build, py_hint, tcl, ruby, java, cxx=None, rb_build=None):
     """A scalar: one C argument in, a local of the same type out."""
     return Type(
         name, ALL, c_in=[("value", ctype)], c_out=[("value", ctype)], c_ret=ctype,
@@ -79,7 +79,10 @@ def _number(name, ctype, py_build, py_hint, tcl, ruby, java, cxx=None):
                 wrap="({v}) != 0" if name == "BOL" else "{v}"),
         python=Col(hint_in=py_hint, hint_out=py_hint, local=("%s {n}" % ctype,), args=("{n}",),
                    to='mqpy_to_%s({arg}, &{n}, "{fn}")' % name, build=py_build),
-        tcl=Col(in_=tcl, out=tcl), ruby=Col(in_=ruby, out=ruby), java=_java_number(ctype, java))
+        tcl=Col(in_=tcl, out=tcl),
+        ruby=Col(in_=ruby, out=ruby, local=("%s {n}" % ctype,), args=("{n}",),
+                 to='{n} = mqrb_to_%s({arg}, "{fn}");' % name, build=rb_build),
+        java=_java_number(ctype, java))
 
 
 # Java: a String converted into a local mqj_str (real UTF-8), released after the call.
@@ -88,35 +91,41 @@ JAVA_STR_IN = dict(in_="String", sig="Ljava/lang/String;", jni="jstring", local=
                    release="mqj_str_release(&{n}_s);")
 
 
-def _text(name, to):
+def _text(name, to, rb_to):
     """STR's input forms: a NUL-terminated UTF-8 string, borrowed for the call."""
     return Type(
         name, (IN,), c_in=[("value", "const char *")],
         cxx=Col(param="MkStringR", args=("{n}.c_str()",)),
         python=Col(hint_in="str", local=("const char *{n}",), args=("{n}",), to=to),
-        tcl=Col(in_="string"), ruby=Col(in_="String"), java=Col(**JAVA_STR_IN))
+        tcl=Col(in_="string"),
+        ruby=Col(in_="String", local=("const char *{n}", "volatile VALUE {n}_keep"),
+                 args=("{n}",), to=rb_to, release="RB_GC_GUARD({n}_keep);"),
+        java=Col(**JAVA_STR_IN))
 
 
 TYPES = {t.name: t for t in [
-    _number("I8", "MK_I8", "PyLong_FromLong({v})", "int", "integer", "Integer", "byte"),
-    _number("I16", "MK_I16", "PyLong_FromLong({v})", "int", "integer", "Integer", "short"),
-    _number("I32", "MK_I32", "PyLong_FromLong({v})", "int", "integer", "Integer", "int"),
-    _number("I64", "MK_I64", "PyLong_FromLongLong({v})", "int", "integer", "Integer", "long"),
-    _number("FLT", "MK_FLT", "PyFloat_FromDouble({v})", "float", "double", "Float", "float"),
-    _number("DBL", "MK_DBL", "PyFloat_FromDouble({v})", "float", "double", "Float", "double"),
+    _number("I8", "MK_I8", "PyLong_FromLong({v})", "int", "integer", "Integer", "byte", rb_build="INT2FIX({v})"),
+    _number("I16", "MK_I16", "PyLong_FromLong({v})", "int", "integer", "Integer", "short", rb_build="INT2FIX({v})"),
+    _number("I32", "MK_I32", "PyLong_FromLong({v})", "int", "integer", "Integer", "int", rb_build="INT2FIX({v})"),
+    _number("I64", "MK_I64", "PyLong_FromLongLong({v})", "int", "integer", "Integer", "long", rb_build="LL2NUM({v})"),
+    _number("FLT", "MK_FLT", "PyFloat_FromDouble({v})", "float", "double", "Float", "float", rb_build="DBL2NUM({v})"),
+    _number("DBL", "MK_DBL", "PyFloat_FromDouble({v})", "float", "double", "Float", "double", rb_build="DBL2NUM({v})"),
     _number("BOL", "MK_BOL", "PyBool_FromLong({v})", "bool", "boolean", "true/false",
-            "boolean", cxx="bool"),
-    _number("TYPE", "MkTypeE", "PyLong_FromLong({v})", "int", "integer", "Integer", "int"),
+            "boolean", cxx="bool", rb_build="(({v}) ? Qtrue : Qfalse)"),
+    _number("TYPE", "MkTypeE", "PyLong_FromLong({v})", "int", "integer", "Integer", "int",
+            rb_build="INT2FIX({v})"),
     Type("WAIT", (IN,), c_in=[("value", "MqWaitE")],
          cxx=Col(param="MqWaitE", args=("{n}",)),
          python=Col(hint_in="int", local=("MqWaitE {n}",), args=("{n}",),
                     to='mqpy_to_WAIT({arg}, &{n}, "{fn}")'),
-         tcl=Col(in_="integer"), ruby=Col(in_="Integer"),
+         tcl=Col(in_="integer"),
+         ruby=Col(in_="Integer", local=("MqWaitE {n}",), args=("{n}",),
+                  to='{n} = mqrb_to_WAIT({arg}, "{fn}");'),
          java=Col(in_="int", sig="I", jni="jint", local=(), args=("(MqWaitE){n}",))),
     Type("SIZE", (OUT, RET), c_out=[("value", "size_t")], c_ret="size_t",
          cxx=Col(value="size_t", wrap="{v}"),
          python=Col(hint_out="int", build="PyLong_FromSize_t({v})"),
-         tcl=Col(out="integer"), ruby=Col(out="Integer"),
+         tcl=Col(out="integer"), ruby=Col(out="Integer", build="SIZET2NUM({v})"),
          java=Col(out="long", sig="J", jni="jlong", value="(jlong)({v})")),
     Type("STR", ALL, c_in=[("value", "const char *")], c_out=[("value", "const char *")],
          c_ret="const char *",
@@ -124,16 +133,23 @@ TYPES = {t.name: t for t in [
                  wrap="detail::str({v})"),
          python=Col(hint_in="str", hint_out="str", local=("const char *{n}",), args=("{n}",),
                     to='mqpy_to_STR({arg}, &{n}, "{fn}")', build="mqpy_from_STR({v})"),
-         tcl=Col(in_="string", out="string"), ruby=Col(in_="String", out="String"),
+         tcl=Col(in_="string", out="string"),
+         ruby=Col(in_="String", out="String", local=("const char *{n}", "volatile VALUE {n}_keep"),
+                  args=("{n}",), to='{n} = mqrb_to_STR({arg}, &{n}_keep, "{fn}");',
+                  release="RB_GC_GUARD({n}_keep);", build="mqrb_from_STR({v})"),
          java=Col(out="String", value="mqj_from_STR(env, {v})", **JAVA_STR_IN)),
-    _text("TOKEN", 'mqpy_to_TOKEN({arg}, &{n}, "{fn}")'),
+    _text("TOKEN", 'mqpy_to_TOKEN({arg}, &{n}, "{fn}")',
+          '{n} = mqrb_to_TOKEN({arg}, &{n}_keep, "{fn}");'),
     # The C function is printf-like; wrappers pass the text as "%s"'s argument
     # (the "fmt" role: plan.py supplies the literal).
     Type("FMT", (IN,), c_in=[("fmt", "const char *"), ("vararg", "const char *")],
          cxx=Col(param="MkStringR", args=(None, "{n}.c_str()")),
          python=Col(hint_in="str", local=("const char *{n}",), args=(None, "{n}"),
                     to='mqpy_to_STR({arg}, &{n}, "{fn}")'),
-         tcl=Col(in_="string"), ruby=Col(in_="String"),
+         tcl=Col(in_="string"),
+         ruby=Col(in_="String", local=("const char *{n}", "volatile VALUE {n}_keep"),
+                  args=(None, "{n}"), to='{n} = mqrb_to_STR({arg}, &{n}_keep, "{fn}");',
+                  release="RB_GC_GUARD({n}_keep);"),
          java=Col(**dict(JAVA_STR_IN, args=(None, "{n}_s.s")))),
     Type("BIN", (IN, OUT), c_in=[("data", "const void *"), ("size", "size_t")],
          c_out=[("data", "const void *"), ("size", "size_t")], temporary=True,
@@ -145,7 +161,10 @@ TYPES = {t.name: t for t in [
                     build="PyBytes_FromStringAndSize((const char *){v}, (Py_ssize_t){size})",
                     release="PyBuffer_Release(&{n});"),
          tcl=Col(in_="bytearray", out="bytearray"),
-         ruby=Col(in_="String (binary)", out="String (binary)"),
+         ruby=Col(in_="String (binary)", out="String (binary)",
+                  local=("const void *{n}", "size_t {n}_size"), args=("{n}", "{n}_size"),
+                  to='{n} = mqrb_to_BIN({arg}, &{n}_size, "{fn}");',
+                  build="mqrb_from_BIN({v}, {size})"),
          java=Col(in_="byte[]", out="byte[]", sig="[B", jni="jbyteArray", local=("mqj_bin {n}_b",),
                   args=("{n}_b.p", "{n}_b.n"), to='mqj_to_BIN(env, {n}, &{n}_b, "{fn}")',
                   release="mqj_bin_release(&{n}_b);", value="mqj_from_BIN(env, {v}, {size})")),
@@ -156,7 +175,9 @@ TYPES = {t.name: t for t in [
          python=Col(hint_in="MkBufferC", hint_out="MkBufferC", local=("MkBufferC *{n}",), args=("{n}",),
                     to='mqpy_to_BUF((PyObject *)self, {arg}, &{n}, "{fn}")',
                     build="mqpy_from_BUF((PyObject *)self, {v})"),
-         tcl=Col(in_="MkBufferC", out="MkBufferC"), ruby=Col(in_="MkBufferC", out="MkBufferC"),
+         tcl=Col(in_="MkBufferC", out="MkBufferC"),
+         ruby=Col(in_="MkBufferC", out="MkBufferC", local=("MkBufferC *{n}",), args=("{n}",),
+                  to='{n} = mqrb_to_BUF({arg}, "{fn}");', build="mqrb_from_BUF({v})"),
          java=Col(in_="MkBufferC", out="MkBufferC", sig="Lorg/mqlink/MkBufferC;", jni="jobject",
                   local=("MkBufferC *{n}_p",), args=("{n}_p",),
                   to='mqj_to_BUF(env, {n}, &{n}_p, "{fn}")', value="mqj_from_BUF(env, {v})")),
@@ -167,7 +188,9 @@ TYPES = {t.name: t for t in [
                     to='mqpy_to_CTX((PyObject *)self, {arg}, &{n}, "{fn}")',
                     build="mqpy_from_CTX({v})"),
          tcl=Col(in_="MqContextC", out="MqContextC"),
-         ruby=Col(in_="MqContextC", out="MqContextC"),
+         ruby=Col(in_="MqContextC", out="MqContextC", local=("MqContextC *{n}",),
+                  args=("{n}",), to='{n} = mqrb_to_CTX({arg}, "{fn}");',
+                  build="mqrb_from_CTX({v})"),
          java=Col(in_="MqContextC", out="MqContextC", sig="Lorg/mqlink/MqContextC;",
                   jni="jobject", local=("MqContextC *{n}_p",), args=("{n}_p",),
                   to='mqj_to_CTX(env, {n}, &{n}_p, "{fn}")', value="mqj_from_CTX(env, {v})")),
@@ -177,7 +200,11 @@ TYPES = {t.name: t for t in [
          python=Col(hint_in="Sequence[str]", local=("int {n}_argc", "char **{n}"), args=("{n}_argc", "(const char **){n}"),
                     to='mqpy_to_ARGV({arg}, &{n}_argc, &{n}, "{fn}")',
                     release="mqpy_argv_free({n}_argc, {n});"),
-         tcl=Col(in_="list"), ruby=Col(in_="Array of String"),
+         tcl=Col(in_="list"),
+         ruby=Col(in_="Array of String", local=("mqrb_argv {n}", "volatile VALUE {n}_keep"),
+                  args=("{n}.argc", "{n}.argv"),
+                  to='mqrb_to_ARGV({arg}, &{n}, &{n}_keep, "{fn}");',
+                  release="mqrb_argv_done(&{n}); RB_GC_GUARD({n}_keep);"),
          java=Col(in_="String[]", sig="[Ljava/lang/String;", jni="jobjectArray",
                   local=("mqj_argv {n}_a",), args=("{n}_a.argc", "(const char **){n}_a.argv"),
                   to='mqj_to_ARGV(env, {n}, &{n}_a, "{fn}")', release="mqj_argv_release(&{n}_a);")),
@@ -190,7 +217,10 @@ TYPES = {t.name: t for t in [
          python=Col(hint_in="Callable[..., object]", local=("void *{n}",),
                     args=("mqpy_cb_call", "{n}", "mqpy_cb_free"),
                     to='({n} = mqpy_cb_new((PyObject *)self, {arg}, MQPY_SCOPE_{scope}, "{fn}"))'),
-         tcl=Col(in_="command prefix"), ruby=Col(in_="Proc"),
+         tcl=Col(in_="command prefix"),
+         # converted last (plan.convert_order): nothing converted after it can raise
+         ruby=Col(in_="Proc", local=("void *{n}",), args=("mqrb_cb_call", "{n}", "mqrb_cb_free"),
+                  to='{n} = mqrb_cb_new(self, {arg}, MQRB_SCOPE_{scope}, "{fn}");'),
          # Java: two interfaces, one native: Call(ctx) (lambdas, Server::Svc)
          # and Call() (this::Svc); the runtime tells them apart once.
          java=Col(in_="MqServiceIF<T>", forms=("MqServiceIF<T>", "MqServiceNoArgIF"),

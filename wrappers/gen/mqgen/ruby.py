@@ -1,0 +1,331 @@
+"""The Ruby extension's glue, gen/glue.c: one C function per CallPlan, the
+plain classes (object type, allocation, Create/new, Delete) and
+mqrb_glue_init, which defines classes, methods, module functions and
+constants under the module.  The runtime (wrappers/ruby/runtime.h) holds
+what differs: conversions, exceptions, callbacks, contexts.
+
+Ruby raises by longjmp, so a function converts every input first, in the
+plan's order (the callback, which allocates, last), and frees a callback
+registration the C call did not take before it raises.  A blocking call
+runs through mqrb_blocking, without the GVL: its C arguments travel in a
+struct to a function of their own."""
+from .text import arg_text, banner, c_decl, c_string, col
+
+LANG = "ruby"
+
+
+def variadic(plan):
+    """Fixed arity (the fast path: Ruby passes the arguments as C
+    arguments) unless an input is optional or a callback may come as a
+    block."""
+    return plan.kind == "handwritten" or any(i.optional for i in plan.inputs) or plan.callbacks
+
+
+def cname(plan):
+    return "%s_%s" % (plan.cls.name if plan.cls else "module", plan.name)
+
+
+def getter(plan):
+    k = plan.cls
+    if k.plain:
+        return '%s *obj = mqrb_plain_get(self, &mqrb_%s_type, "%s");' % (k.c, k.name, plan.name)
+    return '%s *obj = mqrb_ctx_get(self, "%s");' % (k.c, plan.name)
+
+
+def error_value(plan):
+    return "mqrb_error_ctx(obj)" if plan.error == "context" else "mqrb_error_kernel()"
+
+
+def raise_stmt(plan):
+    return "mqrb_raise_ctx(obj);" if plan.error == "context" else "mqrb_raise_kernel();"
+
+
+def out_local(a):
+    if a.ctype.endswith("*"):
+        return "%s = NULL;" % c_decl(a.ctype, a.var)
+    if a.role == "size":
+        return "%s = 0;" % c_decl(a.ctype, a.var)
+    return "%s;" % c_decl(a.ctype, a.var)
+
+
+class FuncGlue:
+    def __init__(self, plan, out):
+        self.plan, self.w = plan, out.append
+        self.var = variadic(plan)
+
+    def arg(self, i):
+        return "a[%d]" % i.index if self.var else "a%d" % i.index
+
+    def signature(self):
+        p = self.plan
+        if self.var:
+            return "int nargs, VALUE *args, VALUE self"
+        return ", ".join(["VALUE self"] + ["VALUE a%d" % i.index for i in p.inputs])
+
+    def emit(self):
+        p = self.plan
+        if p.blocking:
+            self.blocking_call()
+        self.w("/* %s */" % p.doc)
+        self.w("static VALUE")
+        self.w("%s(%s)" % (cname(p), self.signature()))
+        self.w("{")
+        self.declare_locals()
+        self.convert()
+        self.call_and_return()
+        self.w("}")
+        self.w("")
+
+    def declare_locals(self):
+        p = self.plan
+        if p.on_object:
+            self.w("    " + getter(p))
+        if self.var:
+            self.w("    VALUE a[%d];" % len(p.inputs))
+        for i in p.inputs:
+            decls = col(i.param.type, LANG).local
+            init = " = %s" % i.param.default if i.optional else ""
+            self.w("    " + decls[0].format(n=i.param.name) + init + ";")
+            for d in decls[1:]:
+                self.w("    " + d.format(n=i.param.name) + ";")
+        for a in p.c_args:
+            if a.out:
+                self.w("    " + out_local(a))
+        if p.c_ret == "status":
+            self.w("    MkErrorE rc;")
+        elif p.c_ret == "value":
+            self.w("    " + c_decl(p.c_ret_type, "r") + ";")
+        if self.var:
+            nreq = len([i for i in p.inputs if not i.optional])
+            cb = p.callbacks[0].index if p.callbacks else -1
+            self.w("")
+            self.w("    mqrb_args(nargs, args, %d, %d, %d, a);" % (nreq, len(p.inputs), cb))
+        elif p.inputs or p.on_object:
+            self.w("")
+
+    def convert(self):
+        p = self.plan
+        for i in p.convert_order:
+            conv = col(i.param.type, LANG).to.format(
+                arg=self.arg(i), n=i.param.name, fn=p.name,
+                scope=str(i.param.attrs.get("scope", "")).upper())
+            if i.optional:
+                self.w("    if (%s != Qundef)" % self.arg(i))
+                self.w("        " + conv)
+            else:
+                self.w("    " + conv)
+
+    def c_args(self):
+        args = []
+        for a in self.plan.c_args:
+            if a.role == "self":
+                args.append("obj")
+            elif a.out:
+                args.append("&" + a.var)
+            else:
+                args.append(arg_text(LANG, a))
+        return args
+
+    def blocking_call(self):
+        """The struct and the function that make the C call without the GVL."""
+        p, fields = self.plan, []
+        for n, a in enumerate(p.c_args):
+            if a.role == "self":
+                fields.append(("%s *" % p.cls.c, "obj"))
+            elif a.literal is None:
+                fields.append((a.ctype + (" *" if a.out else ""), "a%d" % n))
+        self.w("/* %s without the GVL (mqrb_blocking) */" % p.cfunc)
+        self.w("struct %s_call {" % cname(p))
+        for t, n in fields:
+            self.w("    %s;" % c_decl(t.rstrip(), n) if not t.endswith("*") else
+                   "    %s%s;" % (t, n))
+        if p.c_ret == "status":
+            self.w("    MkErrorE rc;")
+        elif p.c_ret == "value":
+            self.w("    %s;" % c_decl(p.c_ret_type, "r"))
+        self.w("};")
+        self.w("")
+        self.w("static void *")
+        self.w("%s_nogvl(void *p)" % cname(p))
+        self.w("{")
+        self.w("    struct %s_call *c = p;" % cname(p))
+        args = []
+        for n, a in enumerate(p.c_args):
+            args.append("c->obj" if a.role == "self" else a.literal if a.literal is not None
+                        else "c->a%d" % n)
+        call = "%s(%s)" % (p.cfunc, ", ".join(args))
+        if p.c_ret == "status":
+            call = "c->rc = " + call
+        elif p.c_ret == "value":
+            call = "c->r = " + call
+        self.w("    %s;" % call)
+        self.w("    return NULL;")
+        self.w("}")
+        self.w("")
+
+    def call_and_return(self):
+        p, r = self.plan, self.plan.result
+        call = "%s(%s)" % (p.cfunc, ", ".join(self.c_args()))
+        if r.kind == "object":
+            if p.cls.plain:
+                klass = "self" if p.kind == "ctor" else "rb_obj_class(self)"
+                self.w("    return mqrb_plain_wrap(%s, &mqrb_%s_type, %s, %d);"
+                       % (klass, p.cls.name, call, r.owned))
+            else:
+                klass = "self" if p.kind == "ctor" else "rb_obj_class(self)"
+                self.w("    return mqrb_ctx_new(%s, %s);" % (klass, call))
+            return
+        if r.kind == "delete":
+            if p.cls.plain:
+                self.w("    mqrb_plain_delete(self, &mqrb_%s_type, (void (*)(void *))%s);"
+                       % (p.cls.name, p.cfunc))
+            else:
+                self.w("    mqrb_ctx_delete(self);")
+            self.w("    return Qnil;")
+            return
+        if p.blocking:
+            init = []
+            for n, a in enumerate(p.c_args):
+                if a.role == "self":
+                    init.append("obj")
+                elif a.literal is None:
+                    init.append("&" + a.var if a.out else arg_text(LANG, a))
+            self.w("    {")
+            self.w("        struct %s_call call = {%s};" % (cname(p), ", ".join(init)))
+            self.w("        mqrb_blocking(%s_nogvl, &call);" % cname(p))
+            if p.c_ret == "status":
+                self.w("        rc = call.rc;")
+            elif p.c_ret == "value":
+                self.w("        r = call.r;")
+            self.w("    }")
+        else:
+            stmt = {"status": "rc = %s;", "value": "r = %s;"}.get(p.c_ret, "%s;") % call
+            self.w("    " + stmt)
+        for i in p.inputs:
+            rel = col(i.param.type, LANG).get("release")
+            if rel:
+                self.w("    " + rel.format(n=i.param.name))
+        self.raise_on_error()
+        self.returns()
+
+    def raise_on_error(self):
+        p = self.plan
+        if p.raise_on != "MK_ERROR":
+            return
+        if p.free_on_error:
+            self.w("    if (rc == MK_ERROR) {")
+            self.w("        VALUE e = %s;" % error_value(p))
+            for i in p.free_on_error:
+                self.w("        mqrb_cb_free(%s); /* not taken: still ours */" % i.param.name)
+            self.w("        rb_exc_raise(e);")
+            self.w("    }")
+        else:
+            self.w("    if (rc == MK_ERROR)")
+            self.w("        " + raise_stmt(p))
+
+    def returns(self):
+        p, r = self.plan, self.plan.result
+        if r.kind == "continue":
+            self.w("    return rc == MK_OK ? Qtrue : Qfalse;")
+        elif r.kind == "out":
+            self.w("    return %s;" % col(r.type, LANG).build.format(
+                v=r.param.name, size=r.param.name + "_size"))
+        elif r.kind == "value":
+            if p.raise_on == "NULL":
+                self.w("    if (!r)")
+                self.w("        " + raise_stmt(p))
+            if r.nullable:
+                self.w("    if (!r)")
+                self.w("        return Qnil;")
+            self.w("    return %s;" % col(r.type, LANG).build.format(v="r"))
+        else:
+            self.w("    return Qnil;")
+
+
+def plain_type(out, k):
+    """The object type of a plain class, its allocation and new."""
+    create = k.create()
+    out += [
+        "VALUE mqrb_c%s;" % k.name,
+        "",
+        "static void",
+        "%s_free(void *p)" % k.name,
+        "{",
+        "    mqrb_plain *o = p;",
+        "    if (o->obj && o->owned)",
+        "        %s(o->obj);" % k.free,
+        "    xfree(o);",
+        "}",
+        "",
+        "const rb_data_type_t mqrb_%s_type = {" % k.name,
+        '    "Mqlink::%s", {NULL, %s_free, mqrb_plain_size}, NULL, NULL,' % (k.name, k.name),
+        "    RUBY_TYPED_FREE_IMMEDIATELY};",
+        "",
+        "static VALUE",
+        "%s_alloc(VALUE klass)" % k.name,
+        "{",
+        "    mqrb_plain *o;",
+        "    return TypedData_Make_Struct(klass, mqrb_plain, &mqrb_%s_type, o);" % k.name,
+        "}",
+        "",
+        "/* new: %s */" % create.doc,
+        "static VALUE",
+        "%s_initialize(VALUE self)" % k.name,
+        "{",
+        "    mqrb_plain *o = rb_check_typeddata(self, &mqrb_%s_type);" % k.name,
+        "    if (!o->obj) {",
+        "        if (!(o->obj = %s()))" % create.cfunc,
+        "            rb_memerror();",
+        "        o->owned = 1;",
+        "    }",
+        "    return self;",
+        "}",
+        "",
+    ]
+
+
+def define(out, var, f):
+    p = f.plan
+    arity = -1 if variadic(p) else len(p.inputs)
+    impl = ("mqrb_rt_%s_%s" if f.kind == "handwritten" else "%s_%s") % (
+        f.cls.name if f.cls else "module", f.name)
+    if f.kind == "handwritten" and not f.cls.plain:
+        return  # the runtime defines it on the class it makes
+    if f.cls is None:
+        out.append('    rb_define_module_function(%s, "%s", %s, %d);' % (var, f.name, impl, arity))
+    elif f.kind == "ctor":
+        out.append('    rb_define_singleton_method(%s, "%s", %s, %d);' % (var, f.name, impl, arity))
+    else:
+        out.append('    rb_define_method(%s, "%s", %s, %d);' % (var, f.name, impl, arity))
+
+
+def emit(api):
+    out = ["/* " + banner(api).strip() + " */", '#include "runtime.h"', ""]
+    for f in api.functions:
+        FuncGlue(f.plan, out).emit()
+    for k in api.classes:
+        out += ["/* ---- %s: %s */" % (k.name, k.doc), ""]
+        if k.plain:
+            plain_type(out, k)
+        for f in k.funcs:
+            if f.kind != "handwritten":
+                FuncGlue(f.plan, out).emit()
+    out += ["/* Classes, methods, module functions and constants, under module. */",
+            "void", "mqrb_glue_init(VALUE module, VALUE cContext)", "{", "    VALUE c;", ""]
+    for c in api.consts:
+        out.append('    rb_define_const(module, "%s", INT2FIX(%d));' % (c.name, c.value))
+    for f in api.functions:
+        define(out, "module", f)
+    for k in api.classes:
+        out.append("")
+        if k.plain:
+            out.append('    c = mqrb_c%s = rb_define_class_under(module, "%s", rb_cObject);'
+                       % (k.name, k.name))
+            out.append("    rb_define_alloc_func(c, %s_alloc);" % k.name)
+            out.append('    rb_define_method(c, "initialize", %s_initialize, 0);' % k.name)
+        else:
+            out.append("    c = cContext; /* %s: the runtime's class */" % k.name)
+        for f in k.funcs:
+            define(out, "c", f)
+    out.append("}")
+    return "\n".join(out).rstrip() + "\n"

@@ -1,0 +1,145 @@
+# buffer_test.rb — MkBufferC, MkBufferStreamC and MkBufferListC from Ruby:
+# every type at its boundaries, conversions, wrong-type reads, range checks,
+# encodings, deleted objects and the GC.
+require_relative 'taptest'
+require 'mqlink'
+include Mqlink
+
+INTS = { "I8" => [-128, 127], "I16" => [-32768, 32767], "I32" => [-2**31, 2**31 - 1],
+         "I64" => [-2**63, 2**63 - 1] }
+
+test "integers round-trip at their boundaries and one past them raises RangeError" do
+  b = MkBufferC.new
+  INTS.each do |t, (lo, hi)|
+    [lo, -1, 0, hi].each do |v|
+      b.__send__("Set" + t, v)
+      check b.__send__("Get" + t) == v, "#{t} #{v}"
+    end
+    [lo - 1, hi + 1].each do |v|
+      e = raises(RangeError) { b.__send__("Set" + t, v) }
+      check e.message == "Set#{t}: #{v} out of range for #{t}", e.message
+    end
+  end
+end
+
+test "non-Integers for integers raise TypeError naming the call" do
+  b = MkBufferC.new
+  e = raises(TypeError) { b.SetI32(1.0) }
+  check e.message.include?("SetI32"), e.message
+  raises(TypeError) { b.SetI64("1") }
+  raises(TypeError) { b.SetI8(nil) }
+end
+
+test "FLT, DBL and BOL keep their values; FLT out of range raises" do
+  b = MkBufferC.new
+  [0.0, -0.0, 1.5, Float::INFINITY, -Float::INFINITY].each do |v|
+    b.SetDBL(v)
+    check b.GetDBL.equal?(v) || (b.GetDBL == v && 1 / b.GetDBL == 1 / v), v.to_s
+  end
+  b.SetDBL(Float::NAN)
+  check b.GetDBL.nan?
+  b.SetDBL(7)
+  check b.GetDBL == 7.0 && b.GetDBL.is_a?(Float)
+  b.SetFLT(3.4028234663852886e+38)
+  check b.GetFLT == 3.4028234663852886e+38
+  raises(RangeError) { b.SetFLT(1e39) }
+  b.SetBOL(true)
+  check b.GetBOL.equal?(true)
+  b.SetBOL(nil)
+  check b.GetBOL.equal?(false)
+end
+
+test "STR is UTF-8 in and out, BIN is ASCII-8BIT; NUL in a STR raises" do
+  b = MkBufferC.new
+  b.SetSTR("äö\u{1F600}")
+  s = b.GetSTR
+  check s == "äö\u{1F600}" && s.encoding == Encoding::UTF_8
+  b.SetSTR("caf\xe9".force_encoding("ISO-8859-1"))
+  check b.GetSTR == "café", b.GetSTR.inspect
+  b.SetBIN("\x00\xff".b)
+  s = b.GetBIN
+  check s == "\x00\xff".b && s.encoding == Encoding::ASCII_8BIT
+  raises(ArgumentError, /NUL/) { b.SetSTR("a\0b") }
+  raises(MkExceptionC) { b.GetSTR } # BIN is not text
+end
+
+test "checked conversions: I32 as STR works, 300 as I8 and 'abc' as I32 raise" do
+  b = MkBufferC.new
+  b.SetI32(300)
+  check b.GetSTR == "300"
+  e = raises(MkExceptionC) { b.GetI8 }
+  check e.code == MK_ERR_RANGE, e.code.to_s
+  check e.text == e.message && e.is_a?(StandardError)
+  b.SetSTR("abc")
+  raises(MkExceptionC) { b.GetI32 }
+end
+
+test "a stream writes and reads every type and nested lists, and raises past its end" do
+  s = MkBufferStreamC.Create
+  s.WriteI8(-128); s.WriteI64(2**63 - 1); s.WriteDBL(2.5); s.WriteBOL(true)
+  s.WriteL_START; s.WriteSTR("in"); s.WriteBIN("\x01".b); s.WriteL_END
+  s.PosToStart
+  check s.ReadI8 == -128 && s.ReadI64 == 2**63 - 1 && s.ReadDBL == 2.5 && s.ReadBOL == true
+  check s.ReadGetType == MK_TYPE_LST
+  s.ReadL_START
+  check s.ReadSTR == "in" && s.ReadBIN == "\x01".b
+  check !s.ReadItemExists
+  s.ReadL_END
+  e = raises(MkExceptionC) { s.ReadI32 }
+  check e.code == MK_ERR_END, e.code.to_s
+  check s.Count >= 5, s.Count.to_s
+end
+
+test "ReadBUF and IndexGet return copies that are safe to keep" do
+  s = MkBufferStreamC.Create
+  s.WriteI32(1); s.WriteSTR("two")
+  s.PosToStart
+  a = s.ReadBUF
+  b = s.ReadBUF
+  check a.GetI32 == 1 && b.GetSTR == "two" && a.GetType == MK_TYPE_I32
+  l = MkBufferListC.new
+  l.AppendBUF(a); l.AppendSTR("x"); l.AppendI64(-2**63)
+  first = l.IndexGet(0)
+  l.Reset
+  check first.GetI32 == 1 && l.Size == 0
+  raises(MkExceptionC) { l.IndexGet(5) }
+end
+
+test "CreateTLS returns the thread's object, emptied; Delete on it is ignored" do
+  s = MkBufferStreamC.CreateTLS("t")
+  s.WriteI32(5)
+  s.Delete
+  t = MkBufferStreamC.CreateTLS("t")
+  check t.Count == 0
+end
+
+test "a deleted object raises MkExceptionC instead of touching freed memory" do
+  b = MkBufferC.Create
+  b.Delete
+  b.Delete
+  e = raises(MkExceptionC) { b.SetI32(1) }
+  check e.message == "SetI32: the object was deleted", e.message
+  l = MkBufferListC.new
+  raises(MkExceptionC) { l.AppendBUF(b) }
+  raises(TypeError) { l.AppendBUF("not a buffer") }
+end
+
+test "module functions and constants" do
+  check MkTypeName(MK_TYPE_STR) == "STR"
+  check Mqlink::MQ_WAIT_FOREVER == 2 && Mqlink::MK_ERR_USER == 1000
+  check MkExceptionC.ancestors.include?(StandardError)
+  e = MkExceptionC.new("text", 42)
+  check e.text == "text" && e.code == 42 && e.message == "text"
+end
+
+test "objects survive and are freed under GC.stress" do
+  GC.stress = true
+  begin
+    keep = 20.times.map { |i| b = MkBufferC.new; b.SetI32(i); b }
+    20.times { MkBufferStreamC.new.WriteSTR("garbage") }
+    check keep.each_with_index.all? { |b, i| b.GetI32 == i }
+  ensure
+    GC.stress = false
+  end
+  GC.start
+end

@@ -1,0 +1,450 @@
+/* callback.c — calls from the library into Ruby (services, the server
+ * setup, call callbacks, the factory that makes each server instance a new
+ * object of the user's class), the GVL, and fork.
+ *
+ * The GVL.  Ruby's C API can release the GVL only around a function
+ * (rb_thread_call_without_gvl) and take it back only around a function
+ * (rb_thread_call_with_gvl): it has no release/acquire pair that the
+ * library's blocking hooks (MqSetBlockingHooks: enter before a wait, leave
+ * after it, in the library's own frame) could call.  So the glue runs each
+ * call that may wait (the description's `blocking`: LinkCreate,
+ * ProcessEvent, SendEND_AND_WAIT, ...) without the GVL, and every entry
+ * from the library into Ruby takes it for the callback only: other Ruby
+ * threads run while the library waits and while it decodes, and a callback
+ * costs one uncontended mutex round, no thread switch.  A thread that holds
+ * the GVL (a callback that calls the library, a non-blocking call) calls
+ * Ruby directly.
+ *
+ * Fork.  A --fork listener keeps the GVL through LinkCreate (convert.c), so
+ * a forked instance starts with the interpreter as the forking thread left
+ * it; at the first entry from C in the child, rb_thread_atfork() does what
+ * Ruby's own fork does in its child (the other threads are gone, the GVL
+ * and the timer thread start anew).  Ruby's own Process._fork is told apart
+ * (a prepended _fork sets a flag), as it does that work itself.
+ *
+ * Calling convention (services, setup and call callbacks): a method name
+ * (Symbol or String) is called on the context without arguments, and so is
+ * a Method bound to a context (the setup's on each new instance, as in
+ * Python); a block, Proc or other Method gets the context as its argument
+ * (a lambda that takes none gets none); any other object gets #call(ctx).
+ * An exception becomes the context's error (code and text of an
+ * MkExceptionC, "ClassName: message" otherwise), so the caller on the other
+ * side of the link receives the text. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "runtime.h"
+
+int ruby_thread_has_gvl_p(void); /* exported by libruby, not declared */
+void mqrb_ctx_destroyed_locked(MqContextC *ctx, void *data);
+
+enum { CB_NAME, CB_BOUND, CB_PROC, CB_METHOD, CB_CALL };
+
+typedef struct {
+    mqrb_keep keep; /* holds callable */
+    VALUE recv;     /* CB_BOUND: the context the Method is bound to */
+    ID mid;         /* CB_NAME, CB_BOUND: the method called */
+    int kind, nargs, scope;
+} mqrb_cb;
+
+static ID id_call;
+
+/* ---------------------------------------------------------------- the GVL */
+
+static __thread int hold_once;
+
+void
+mqrb_hold_gvl_once(void)
+{
+    hold_once = 1;
+}
+
+void
+mqrb_blocking(void *(*fn)(void *), void *arg)
+{
+    if (hold_once) {
+        hold_once = 0;
+        fn(arg);
+        return;
+    }
+    /* No unblock function: the library's waits end by themselves (their
+     * timeouts, the peer); a pending interrupt is handled when the call
+     * returns. */
+    rb_thread_call_without_gvl(fn, arg, NULL, NULL);
+}
+
+/* ------------------------------------------------------------------- fork */
+
+static volatile int ruby_forking, forked;
+static int library_child; /* this process is an instance the library forked */
+
+static void
+atfork_parent(void)
+{
+    ruby_forking = 0;
+}
+
+static void
+atfork_child(void)
+{
+    forked = !ruby_forking;
+    ruby_forking = 0;
+}
+
+static VALUE
+ruby_fork_flag(VALUE self, VALUE on)
+{
+    ruby_forking = RTEST(on);
+    return Qnil;
+}
+
+/* In the child of a fork the library made: redo Ruby's after-fork work
+ * (with the GVL, which the forking thread held). */
+static inline void
+after_fork(void)
+{
+    if (forked) {
+        forked = 0;
+        library_child = 1;
+        rb_thread_atfork();
+    }
+}
+
+/* ------------------------------------------------------- entries into Ruby */
+
+/* Run fn(arg) with the GVL: directly when this thread holds it, else
+ * through rb_thread_call_with_gvl; from a thread Ruby does not know, set
+ * ctx's error and return NULL without running it. */
+static void *
+with_gvl(void *(*fn)(void *), void *arg, MqContextC *ctx)
+{
+    if (ruby_thread_has_gvl_p()) {
+        after_fork();
+        return fn(arg);
+    }
+    if (ruby_native_thread_p())
+        return rb_thread_call_with_gvl(fn, arg);
+    if (ctx)
+        MqErrorSet(ctx, MK_ERR_GENERIC, "%s", "Ruby code called from a thread Ruby does not know");
+    return NULL;
+}
+
+/* The exception in $! as ctx's error; clears it.  Never raises. */
+static VALUE
+error_text(VALUE exc)
+{
+    VALUE msg = rb_funcall(exc, rb_intern("message"), 0);
+    if (rb_obj_is_kind_of(exc, mqrb_eMkExceptionC))
+        return msg;
+    return rb_sprintf("%" PRIsVALUE ": %" PRIsVALUE, rb_class_name(rb_obj_class(exc)), msg);
+}
+
+static MkErrorE
+error_to_ctx(MqContextC *ctx)
+{
+    VALUE exc = rb_errinfo(), text, code;
+    int state = 0;
+    MK_I32 c = MK_ERR_GENERIC;
+
+    rb_set_errinfo(Qnil);
+    text = rb_protect(error_text, exc, &state);
+    if (state || !RB_TYPE_P(text, T_STRING)) {
+        rb_set_errinfo(Qnil);
+        text = rb_str_new_cstr("ruby error");
+    }
+    if (rb_obj_is_kind_of(exc, mqrb_eMkExceptionC) &&
+        RB_FIXNUM_P(code = rb_attr_get(exc, rb_intern("@code"))))
+        c = (MK_I32)FIX2LONG(code);
+    MqErrorSet(ctx, c, "%s", StringValueCStr(text));
+    RB_GC_GUARD(text);
+    return MK_ERROR;
+}
+
+typedef struct {
+    mqrb_cb *cb;
+    MqContextC *ctx;
+    VALUE inst; /* the context's object (setup: the new instance) */
+    MkErrorE rc;
+} call_args;
+
+static VALUE
+invoke(VALUE p)
+{
+    call_args *a = (call_args *)p;
+    mqrb_cb *cb = a->cb;
+    VALUE callable = cb->keep.value;
+
+    switch (cb->kind) {
+    case CB_NAME:
+        return rb_funcallv(a->inst, cb->mid, 0, NULL);
+    case CB_BOUND:
+        return rb_funcallv(cb->recv, cb->mid, 0, NULL);
+    case CB_PROC:
+        return rb_proc_call_with_block(callable, cb->nargs, &a->inst, Qnil);
+    case CB_METHOD:
+        return rb_method_call(cb->nargs, &a->inst, callable);
+    default:
+        return rb_funcallv(callable, id_call, 1, &a->inst);
+    }
+}
+
+/* The object of a context the library made without our factory (the
+ * setup's instance in a pipe server is the template itself): a new
+ * MqContextC the library owns. */
+static VALUE
+object_of(MqContextC *ctx)
+{
+    VALUE v = (VALUE)MqContextGetUserData(ctx);
+    mqrb_ctx *o;
+    if (v)
+        return v;
+    v = mqrb_ctx_new(mqrb_cMqContextC, ctx);
+    o = RTYPEDDATA_DATA(v);
+    mqrb_keep_add(&o->lib, v);
+    return v;
+}
+
+static void
+report_once(VALUE exc)
+{
+    VALUE text = rb_protect(error_text, exc, NULL);
+    rb_set_errinfo(Qnil);
+    if (RB_TYPE_P(text, T_STRING))
+        fprintf(stderr, "mqlink: exception in a callback: %s\n", StringValueCStr(text));
+}
+
+static void *
+cb_call_locked(void *p)
+{
+    call_args *a = p;
+    int state = 0;
+
+    a->inst = object_of(a->ctx);
+    rb_protect(invoke, (VALUE)a, &state);
+    if (!state) {
+        a->rc = MK_OK;
+    } else if (a->cb->scope == MQRB_SCOPE_ONCE) {
+        /* Nobody to hand a call callback's error to: say it on stderr, as
+         * Ruby does for an exception in a thread nobody joins. */
+        VALUE exc = rb_errinfo();
+        rb_set_errinfo(Qnil);
+        report_once(exc);
+        a->rc = MK_ERROR;
+    } else {
+        a->rc = error_to_ctx(a->ctx);
+    }
+    return NULL;
+}
+
+MkErrorE
+mqrb_cb_call(MqContextC *ctx, void *data)
+{
+    call_args a = {data, ctx, Qnil, MK_ERROR};
+    with_gvl(cb_call_locked, &a, ctx);
+    return a.rc;
+}
+
+void *
+mqrb_cb_new(VALUE self, VALUE callable, int scope, const char *fn)
+{
+    mqrb_cb *cb;
+    int kind, nargs = 1;
+    VALUE recv = Qnil;
+    ID mid = 0;
+
+    if (RB_SYMBOL_P(callable) || RB_TYPE_P(callable, T_STRING)) {
+        kind = CB_NAME;
+        mid = rb_to_id(callable);
+    } else if (rb_obj_is_proc(callable)) {
+        kind = CB_PROC;
+        nargs = rb_proc_lambda_p(callable) && rb_proc_arity(callable) == 0 ? 0 : 1;
+    } else if (rb_obj_is_method(callable)) {
+        VALUE r = rb_funcall(callable, rb_intern("receiver"), 0);
+        if (rb_typeddata_is_kind_of(r, &mqrb_ctx_type)) {
+            kind = CB_BOUND;
+            recv = r;
+            mid = rb_to_id(rb_funcall(callable, rb_intern("name"), 0));
+        } else {
+            kind = CB_METHOD;
+            nargs = NUM2INT(rb_funcall(callable, rb_intern("arity"), 0)) == 0 ? 0 : 1;
+        }
+    } else if (rb_respond_to(callable, id_call)) {
+        kind = CB_CALL;
+    } else {
+        rb_raise(rb_eTypeError,
+                 "%s: expected a block, Proc, Method, method name or callable, got %" PRIsVALUE,
+                 fn, rb_obj_class(callable));
+    }
+    if (!(cb = malloc(sizeof *cb)))
+        rb_memerror();
+    cb->kind = kind;
+    cb->nargs = nargs;
+    cb->recv = recv;
+    cb->mid = mid;
+    cb->scope = scope;
+    mqrb_keep_add(&cb->keep, callable);
+    return cb;
+}
+
+static void *
+cb_free_locked(void *p)
+{
+    mqrb_keep_del(&((mqrb_cb *)p)->keep);
+    return NULL;
+}
+
+void
+mqrb_cb_free(void *data)
+{
+    if (!data)
+        return;
+    with_gvl(cb_free_locked, data, NULL);
+    free(data);
+}
+
+/* --------------------------------------------------- context destruction */
+
+typedef struct {
+    MqContextC *ctx;
+    void *data;
+} destroy_args;
+
+static VALUE
+flush_std(VALUE unused)
+{
+    rb_io_flush(rb_stdout);
+    rb_io_flush(rb_stderr);
+    return Qnil;
+}
+
+/* A forked instance ends in _exit (the listener's exit handlers are not
+ * its own): what its Ruby code wrote to $stdout leaves when it ends. */
+static void *
+destroyed_locked(void *p)
+{
+    destroy_args *a = p;
+    mqrb_ctx_destroyed_locked(a->ctx, a->data);
+    if (library_child) {
+        rb_protect(flush_std, Qnil, NULL);
+        rb_set_errinfo(Qnil);
+    }
+    return NULL;
+}
+
+void
+mqrb_ctx_destroyed_cb(MqContextC *ctx, void *data)
+{
+    destroy_args a = {ctx, data};
+    with_gvl(destroyed_locked, &a, NULL);
+}
+
+/* ------------------------------------------------- server setup and factory */
+
+static void *
+setup_locked(void *p)
+{
+    call_args *a = p;
+    int state = 0;
+
+    a->inst = object_of(a->ctx);
+    if (a->cb->kind == CB_BOUND) {
+        /* the setup of the template's class, run on the new instance */
+        mqrb_cb named = *a->cb;
+        call_args b = *a;
+        named.kind = CB_NAME;
+        b.cb = &named;
+        rb_protect(invoke, (VALUE)&b, &state);
+    } else {
+        rb_protect(invoke, (VALUE)a, &state);
+    }
+    a->rc = state ? error_to_ctx(a->ctx) : MK_OK;
+    return NULL;
+}
+
+static MkErrorE
+setup_call(MqContextC *ctx, void *data)
+{
+    call_args a = {data, ctx, Qnil, MK_ERROR};
+    with_gvl(setup_locked, &a, ctx);
+    return a.rc;
+}
+
+typedef struct {
+    MqContextC *tmpl, *ctx;
+} factory_args;
+
+static VALUE
+new_instance(VALUE klass)
+{
+    return rb_class_new_instance(0, NULL, klass);
+}
+
+/* A new object of the template's class (its initialize runs); its C context
+ * goes to the library, which keeps the object until it deletes the context. */
+static void *
+factory_locked(void *p)
+{
+    factory_args *a = p;
+    VALUE t = (VALUE)MqContextGetUserData(a->tmpl), inst;
+    int state = 0;
+    mqrb_ctx *o;
+
+    if (!t) {
+        a->ctx = MqContextCreate();
+        return NULL;
+    }
+    inst = rb_protect(new_instance, rb_obj_class(t), &state);
+    if (state) {
+        error_to_ctx(a->tmpl);
+        return NULL;
+    }
+    o = RTYPEDDATA_DATA(inst);
+    if ((a->ctx = o->obj))
+        mqrb_keep_add(&o->lib, inst);
+    return NULL;
+}
+
+static MqContextC *
+factory(MqContextC *tmpl, void *data)
+{
+    factory_args a = {tmpl, NULL};
+    with_gvl(factory_locked, &a, tmpl);
+    return a.ctx;
+}
+
+VALUE
+mqrb_rt_MqContextC_ConfigSetServerSetup(int argc, VALUE *argv, VALUE self)
+{
+    MqContextC *obj = mqrb_ctx_get(self, "ConfigSetServerSetup");
+    VALUE fn;
+    void *cb;
+
+    mqrb_args(argc, argv, 1, 1, 0, &fn);
+    cb = mqrb_cb_new(self, fn, MQRB_SCOPE_NOTIFIED, "ConfigSetServerSetup");
+    MqConfigSetServerSetup(obj, setup_call, cb, mqrb_cb_free);
+    MqConfigSetFactory(obj, factory, NULL, NULL);
+    return Qnil;
+}
+
+/* ------------------------------------------------------------------- init */
+
+static const char ruby_fork_src[] =
+    "module Mqlink::RubyFork\n"
+    "  def _fork\n"
+    "    Mqlink.__send__(:ruby_forking, true)\n"
+    "    super\n"
+    "  ensure\n"
+    "    Mqlink.__send__(:ruby_forking, false)\n"
+    "  end\n"
+    "end\n"
+    "Process.singleton_class.prepend(Mqlink::RubyFork)\n";
+
+void
+mqrb_callback_init(VALUE module)
+{
+    id_call = rb_intern("call");
+    pthread_atfork(NULL, atfork_parent, atfork_child);
+    rb_define_private_method(rb_singleton_class(module), "ruby_forking", ruby_fork_flag, 1);
+    rb_eval_string(ruby_fork_src);
+}

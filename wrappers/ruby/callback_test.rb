@@ -1,0 +1,126 @@
+# callback_test.rb — callbacks from Ruby: every callable form, registrations
+# kept exactly while the library holds them, errors both ways, a raising
+# callback that does not stop the loop, a deleted context.
+require_relative 'taptest'
+require 'mqlink'
+include Mqlink
+
+SERVER = ["@", RbConfig.ruby, File.expand_path("../../tests/interop/rbserver.rb", __dir__)]
+
+def registered(obj)
+  ObjectSpace.each_object(obj.class).include?(obj)
+end
+
+c = MqContextC.new
+c.LinkCreate(SERVER)
+
+def echo_i32(c, v)
+  c.SendSTART(); c.SendSTR("I32"); c.SendI32(v)
+  c.SendEND_AND_WAIT("ECHO")
+  c.ReadI32()
+end
+
+test "SendEND_AND_CALLBACK takes a block, a Proc, a lambda without argument, a Method, a method name and a #call object" do
+  got = []
+  holder = Object.new
+  holder.define_singleton_method(:cb) { |ctx| got << [:method, ctx.ReadI32()] }
+  caller_obj = Object.new
+  caller_obj.define_singleton_method(:call) { |ctx| got << [:call, ctx.ReadI32()] }
+  c.define_singleton_method(:named) { got << [:name, ReadI32()] }
+  forms = [nil, proc { |ctx| got << [:proc, ctx.ReadI32()] }, -> { got << [:lambda0, c.ReadI32()] },
+           holder.method(:cb), :named, caller_obj]
+  forms.each_with_index do |f, i|
+    c.SendSTART(); c.SendSTR("I32"); c.SendI32(i)
+    if f.nil?
+      c.SendEND_AND_CALLBACK("ECHO") { |ctx| got << [:block, ctx.ReadI32()] }
+    else
+      c.SendEND_AND_CALLBACK("ECHO", f)
+    end
+  end
+  100.times { break if got.size == forms.size; c.ProcessEvent(MQ_WAIT_ONCE, 1000) }
+  check got == [[:block, 0], [:proc, 1], [:lambda0, 2], [:method, 3], [:name, 4], [:call, 5]], got.inspect
+end
+
+test "a callable that is none raises TypeError; a bad token raises ArgumentError" do
+  c.SendSTART()
+  raises(TypeError) { c.SendEND_AND_CALLBACK("ECHO", 42) }
+  raises(ArgumentError) { c.SendEND_AND_CALLBACK("TOOLONG") { } }
+  raises(ArgumentError) { c.ServiceCreate("ECHO") }
+end
+
+test "a failed registration keeps nothing, a successful one keeps its callable until the call" do
+  GC.start
+  n0 = ObjectSpace.each_object(Proc).count
+  c.SendSTART()
+  c.SendSTR("I32"); c.SendI32(1)
+  c.SendEND_AND_CALLBACK("ECHO", proc { |ctx| ctx.ReadI32 })
+  c.ProcessEvent(MQ_WAIT_ONCE, 1000)
+  c.ProcessEvent(MQ_WAIT_NO)
+  other = MqContextC.new # not connected: the call fails, the callback is not taken
+  other.SendSTART() rescue nil
+  raises(MkExceptionC) { other.SendEND_AND_CALLBACK("ECHO", proc { |ctx| }) }
+  other.Delete
+  GC.start
+  n1 = ObjectSpace.each_object(Proc).count
+  check n1 <= n0 + 1, "#{n0} -> #{n1} Procs"
+end
+
+test "a callback that raises is reported and the loop goes on" do
+  err = $stderr.dup
+  $stderr.reopen(File::NULL)
+  begin
+    c.SendSTART(); c.SendSTR("I8"); c.SendI8(1)
+    c.SendEND_AND_CALLBACK("ECHO") { raise "on purpose" }
+    c.ProcessEvent(MQ_WAIT_ONCE, 1000)
+  ensure
+    $stderr.reopen(err)
+  end
+  check echo_i32(c, 9) == 9
+end
+
+test "a service's MkExceptionC and plain exceptions arrive with code and text" do
+  c.SendSTART(); c.SendSTR("no")
+  e = raises(MkExceptionC) { c.SendEND_AND_WAIT("FAIL") }
+  check e.code == 1234 && e.message.include?("no"), [e.code, e.message].inspect
+  c.SendSTART()
+  e = raises(MkExceptionC) { c.SendEND_AND_WAIT("PYER") }
+  check e.message.include?("ArgumentError: ruby says no"), e.message
+end
+
+test "a deleted context raises; a child whose parent went raises on its next call" do
+  k = MqContextC.new
+  k.LinkCreateChild(c)
+  check echo_i32(k, 5) == 5
+  k.LinkGetParent().equal?(c) or raise "parent"
+  parent = MqContextC.new
+  parent.LinkCreate(SERVER)
+  kid = MqContextC.new
+  kid.LinkCreateChild(parent)
+  parent.Delete
+  kid.SendSTART()
+  raises(MkExceptionC) { kid.SendEND_AND_WAIT("INST") }
+  e = raises(MkExceptionC) { parent.LinkIsConnected() }
+  check e.message.include?("deleted"), e.message
+  k.Delete
+  e = raises(MkExceptionC) { k.SendSTART() }
+  check e.message == "SendSTART: the object was deleted", e.message
+end
+
+test "--thread is refused with MkExceptionC, nothing started" do
+  s = MqContextC.new
+  e = raises(MkExceptionC) { s.LinkCreate(["--uds", "--file", "/tmp/mqrb-no", "--thread"]) }
+  check e.code == MQ_ERR_OPTION && e.message.include?("--fork or --spawn"), e.message
+  s.Delete
+end
+
+test "contexts nobody deletes are freed by the GC" do
+  GC.stress = true
+  begin
+    5.times { x = MqContextC.new; x.ConfigSetName("gc") }
+  ensure
+    GC.stress = false
+  end
+  GC.start
+end
+
+c.Delete

@@ -1,0 +1,290 @@
+/* runtime.c — the mqlink Ruby extension: module initialisation, object
+ * lifetime (plain objects, contexts, what the library keeps alive) and the
+ * exception.  Methods come from the generated glue (gen/glue.c).
+ *
+ * Who owns what: the wrapper of a plain object frees its C object in its
+ * dfree unless a tls ctor made it (CreateTLS: the thread owns those).  A
+ * context wrapper and its C context point at each other; the C context's
+ * destroy callback clears the wrapper's pointer whoever deletes the context
+ * (Delete, a parent's delete, the library ending a server instance), so a
+ * stale wrapper raises instead of touching freed memory.  What the library
+ * holds (callbacks, the server instances it made) is on one list that the
+ * module marks, so the GC neither frees nor moves it. */
+#include "runtime.h"
+
+VALUE mqrb_mMqlink;
+VALUE mqrb_cMqContextC;
+VALUE mqrb_eMkExceptionC;
+
+/* ------------------------------------------------------------ the keep list */
+
+static mqrb_keep keep_head = {&keep_head, &keep_head, Qnil};
+
+void
+mqrb_keep_add(mqrb_keep *k, VALUE v)
+{
+    k->value = v;
+    k->next = keep_head.next;
+    k->prev = &keep_head;
+    keep_head.next->prev = k;
+    keep_head.next = k;
+}
+
+void
+mqrb_keep_del(mqrb_keep *k)
+{
+    if (!k->next)
+        return;
+    k->prev->next = k->next;
+    k->next->prev = k->prev;
+    k->next = k->prev = NULL;
+}
+
+static void
+keep_mark(void *p)
+{
+    for (mqrb_keep *k = keep_head.next; k != &keep_head; k = k->next)
+        rb_gc_mark(k->value);
+}
+
+static const rb_data_type_t keep_type = {
+    "mqlink keep list", {keep_mark, NULL, NULL}, NULL, NULL, 0};
+
+/* ------------------------------------------------------------ plain objects */
+
+size_t
+mqrb_plain_size(const void *p)
+{
+    return sizeof(mqrb_plain);
+}
+
+VALUE
+mqrb_plain_wrap(VALUE klass, const rb_data_type_t *type, void *obj, int owned)
+{
+    mqrb_plain *o;
+    VALUE self;
+    if (!obj)
+        rb_memerror();
+    self = TypedData_Make_Struct(klass, mqrb_plain, type, o);
+    o->obj = obj;
+    o->owned = owned;
+    return self;
+}
+
+void
+mqrb_plain_delete(VALUE self, const rb_data_type_t *type, void (*del)(void *))
+{
+    mqrb_plain *o = rb_check_typeddata(self, type);
+    void *obj = o->obj;
+    o->obj = NULL;
+    if (obj && o->owned)
+        del(obj);
+}
+
+void *
+mqrb_deleted_ptr(VALUE self, const char *fn)
+{
+    rb_exc_raise(rb_funcall(mqrb_eMkExceptionC, rb_intern("new"), 2,
+                            rb_sprintf("%s: the object was deleted", fn),
+                            INT2FIX(MK_ERR_ARGUMENT)));
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ contexts */
+
+/* A child's wrapper keeps its parent's alive: the C child lives inside the
+ * parent's link, and collecting the parent would delete it. */
+static void
+ctx_mark(void *p)
+{
+    mqrb_ctx *o = p;
+    MqContextC *parent = o->obj ? MqLinkGetParent(o->obj) : NULL;
+    VALUE pv;
+    if (parent && parent != o->obj && (pv = (VALUE)MqContextGetUserData(parent)))
+        rb_gc_mark(pv);
+}
+
+/* Runs at the start of MqContextDelete, whoever calls it, with the GVL
+ * (callback.c takes it when the library calls without). */
+static void
+ctx_destroyed(MqContextC *ctx, void *data)
+{
+    mqrb_ctx *o = data;
+    MqContextSetUserData(ctx, NULL);
+    o->obj = NULL;
+    mqrb_keep_del(&o->lib);
+}
+
+void mqrb_ctx_destroyed_cb(MqContextC *ctx, void *data);
+
+/* The GC collects the wrapper of a context nobody deleted: delete it now,
+ * without telling the (dead) wrapper.  A library-owned instance is never
+ * collected while the library holds it (keep list). */
+static void
+ctx_free(void *p)
+{
+    mqrb_ctx *o = p;
+    if (o->obj) {
+        MqContextSetDestroyCallback(o->obj, NULL, NULL);
+        MqContextSetUserData(o->obj, NULL);
+        MqContextDelete(o->obj);
+    }
+    xfree(o);
+}
+
+static size_t
+ctx_size(const void *p)
+{
+    return sizeof(mqrb_ctx);
+}
+
+/* Not RUBY_TYPED_FREE_IMMEDIATELY: deleting a context closes its link and
+ * may wait for a pipe server to end, which belongs in a finalizer, not in
+ * the sweep. */
+const rb_data_type_t mqrb_ctx_type = {
+    "Mqlink::MqContextC", {ctx_mark, ctx_free, ctx_size}, NULL, NULL, 0};
+
+static void
+ctx_attach(mqrb_ctx *o, VALUE self, MqContextC *ctx)
+{
+    o->obj = ctx;
+    o->self = self;
+    MqContextSetUserData(ctx, (void *)self);
+    MqContextSetDestroyCallback(ctx, mqrb_ctx_destroyed_cb, o);
+}
+
+static VALUE
+ctx_alloc(VALUE klass)
+{
+    mqrb_ctx *o;
+    VALUE self = TypedData_Make_Struct(klass, mqrb_ctx, &mqrb_ctx_type, o);
+    MqContextC *ctx = MqContextCreate();
+    if (!ctx)
+        rb_memerror();
+    ctx_attach(o, self, ctx);
+    return self;
+}
+
+VALUE
+mqrb_ctx_new(VALUE klass, MqContextC *ctx)
+{
+    mqrb_ctx *o;
+    VALUE self;
+    if (!ctx)
+        rb_memerror();
+    self = TypedData_Make_Struct(klass, mqrb_ctx, &mqrb_ctx_type, o);
+    ctx_attach(o, self, ctx);
+    return self;
+}
+
+void
+mqrb_ctx_delete(VALUE self)
+{
+    mqrb_ctx *o = rb_check_typeddata(self, &mqrb_ctx_type);
+    if (o->obj)
+        MqContextDelete(o->obj); /* the destroy callback clears obj */
+}
+
+/* Subclasses may take constructor arguments of their own; the factory calls
+ * new without arguments. */
+static VALUE
+ctx_initialize(int argc, VALUE *argv, VALUE self)
+{
+    return self;
+}
+
+/* The part of the destroy callback that needs the GVL (callback.c). */
+void
+mqrb_ctx_destroyed_locked(MqContextC *ctx, void *data)
+{
+    ctx_destroyed(ctx, data);
+}
+
+/* ------------------------------------------------------------------ errors */
+
+static ID id_new;
+
+static VALUE
+error_value(const char *text, MK_I32 code)
+{
+    VALUE args[2] = {rb_utf8_str_new_cstr(text && *text ? text : "unknown error"),
+                     INT2FIX(code)};
+    return rb_class_new_instance(2, args, mqrb_eMkExceptionC);
+}
+
+VALUE
+mqrb_error_kernel(void)
+{
+    MkErrorC *err = MkErrorDEFAULT();
+    VALUE e = error_value(MkErrorGetText(err), MkErrorGetCode(err));
+    MkErrorReset(err);
+    return e;
+}
+
+VALUE
+mqrb_error_ctx(MqContextC *ctx)
+{
+    VALUE e = error_value(MqErrorGetText(ctx), MqErrorGetCode(ctx));
+    MqErrorReset(ctx);
+    return e;
+}
+
+void
+mqrb_raise_kernel(void)
+{
+    rb_exc_raise(mqrb_error_kernel());
+}
+
+void
+mqrb_raise_ctx(MqContextC *ctx)
+{
+    rb_exc_raise(mqrb_error_ctx(ctx));
+}
+
+/* MkExceptionC.new(text = "", code = MK_ERR_USER): a StandardError whose
+ * message is the text, with #text and #code. */
+static VALUE
+exc_initialize(int argc, VALUE *argv, VALUE self)
+{
+    VALUE text = argc > 0 ? argv[0] : rb_str_new(0, 0);
+    VALUE code = argc > 1 ? argv[1] : INT2FIX(MK_ERR_USER);
+    rb_check_arity(argc, 0, 2);
+    StringValue(text);
+    code = rb_to_int(code);
+    rb_call_super(1, &text);
+    rb_ivar_set(self, rb_intern("@text"), text);
+    rb_ivar_set(self, rb_intern("@code"), code);
+    return self;
+}
+
+/* ------------------------------------------------------------------ module */
+
+void mqrb_callback_init(VALUE module);
+void mqrb_convert_init(void);
+
+RUBY_FUNC_EXPORTED void
+Init_mqlink(void)
+{
+    VALUE keep;
+
+    id_new = rb_intern("new");
+    mqrb_mMqlink = rb_define_module("Mqlink");
+    mqrb_eMkExceptionC = rb_define_class_under(mqrb_mMqlink, "MkExceptionC", rb_eStandardError);
+    rb_define_method(mqrb_eMkExceptionC, "initialize", exc_initialize, -1);
+    rb_define_attr(mqrb_eMkExceptionC, "text", 1, 0);
+    rb_define_attr(mqrb_eMkExceptionC, "code", 1, 0);
+
+    mqrb_cMqContextC = rb_define_class_under(mqrb_mMqlink, "MqContextC", rb_cObject);
+    rb_define_alloc_func(mqrb_cMqContextC, ctx_alloc);
+    rb_define_method(mqrb_cMqContextC, "initialize", ctx_initialize, -1);
+    rb_define_method(mqrb_cMqContextC, "ConfigSetServerSetup",
+                     mqrb_rt_MqContextC_ConfigSetServerSetup, -1);
+
+    /* The keep list is marked through one object the VM never frees. */
+    keep = TypedData_Wrap_Struct(rb_cObject, &keep_type, &keep_head);
+    rb_gc_register_mark_object(keep);
+
+    mqrb_convert_init();
+    mqrb_glue_init(mqrb_mMqlink, mqrb_cMqContextC);
+    mqrb_callback_init(mqrb_mMqlink);
+}

@@ -1,0 +1,212 @@
+/* runtime.h — the hand-written part of the Ruby binding: object layouts,
+ * argument conversion, exceptions, callbacks into Ruby and server-instance
+ * creation.  The generated glue (gen/glue.c) calls only what is declared
+ * here and the C API itself.
+ *
+ * Conversions raise (a Ruby exception is a longjmp), so the glue converts
+ * every argument before it makes anything it must free: the one such thing,
+ * a callback registration, is converted last, and freed by the glue before
+ * it raises when the C call did not take it. */
+#ifndef MQRB_RUNTIME_H
+#define MQRB_RUNTIME_H
+
+#include <ruby.h>
+#include <ruby/encoding.h>
+#include <ruby/thread.h>
+
+#include <mqlink.h>
+
+/* ------------------------------------------------------------ plain objects */
+
+/* An object of a plain class (MkBufferC, MkBufferStreamC, ...): the C
+ * object and whether the wrapper frees it (not for CreateTLS objects, which
+ * belong to their thread).  obj is NULL after Delete. */
+typedef struct {
+    void *obj;
+    int owned;
+} mqrb_plain;
+
+size_t mqrb_plain_size(const void *p);
+/* A new Ruby object of klass wrapping obj (NULL raises NoMemoryError; an
+ * owned obj is freed when wrapping fails). */
+VALUE mqrb_plain_wrap(VALUE klass, const rb_data_type_t *type, void *obj, int owned);
+/* The C object of self; raises MkExceptionC when it was deleted. */
+static inline void *
+mqrb_plain_get(VALUE self, const rb_data_type_t *type, const char *fn)
+{
+    mqrb_plain *o = rb_check_typeddata(self, type);
+    void *mqrb_deleted_ptr(VALUE self, const char *fn);
+    return o->obj ? o->obj : mqrb_deleted_ptr(self, fn);
+}
+/* Delete: free the C object now (idempotent). */
+void mqrb_plain_delete(VALUE self, const rb_data_type_t *type, void (*del)(void *));
+
+/* What the generated glue defines for each plain class (gen/glue.c); the
+ * runtime names MkBufferC itself, for BUF arguments and results. */
+extern const rb_data_type_t mqrb_MkBufferC_type;
+extern VALUE mqrb_cMkBufferC;
+
+/* ------------------------------------------------------------------ contexts */
+
+/* A context.  The C context's user data points back at the Ruby object; obj
+ * is cleared by the context's destroy callback, whoever deletes it.  A server
+ * instance made by the factory is owned by the library, which keeps the Ruby
+ * object alive (keep) until it deletes the context. */
+typedef struct mqrb_keep {
+    struct mqrb_keep *prev, *next;
+    VALUE value;
+} mqrb_keep;
+
+typedef struct {
+    MqContextC *obj;
+    VALUE self;
+    mqrb_keep lib; /* linked while the library owns this instance */
+} mqrb_ctx;
+
+extern const rb_data_type_t mqrb_ctx_type;
+extern VALUE mqrb_cMqContextC;
+
+/* The C context of self; raises MkExceptionC when it was deleted. */
+static inline MqContextC *
+mqrb_ctx_get(VALUE self, const char *fn)
+{
+    mqrb_ctx *o = rb_check_typeddata(self, &mqrb_ctx_type);
+    void *mqrb_deleted_ptr(VALUE self, const char *fn);
+    return o->obj ? o->obj : mqrb_deleted_ptr(self, fn);
+}
+/* A new Ruby object of klass (MqContextC or a subclass) for a new C context. */
+VALUE mqrb_ctx_new(VALUE klass, MqContextC *ctx);
+void mqrb_ctx_delete(VALUE self);
+
+/* Keep v alive while the library holds it (a callback, a server instance):
+ * an intrusive list the module marks.  Called with the GVL held. */
+void mqrb_keep_add(mqrb_keep *k, VALUE v);
+void mqrb_keep_del(mqrb_keep *k);
+
+/* --------------------------------------------------------------- arguments */
+
+/* Each raises (TypeError, RangeError naming the call and the value) on a bad
+ * argument; fn is the method name used in the message. */
+NORETURN(void mqrb_range_error(VALUE v, const char *fn, const char *type));
+long long mqrb_to_int_slow(VALUE v, long long lo, long long hi, const char *fn, const char *type);
+
+#define MQRB_TO_INT(T, LO, HI)                                                 \
+    static inline MK_##T mqrb_to_##T(VALUE v, const char *fn)                  \
+    {                                                                          \
+        if (RB_FIXNUM_P(v)) {                                                  \
+            long x = RB_FIX2LONG(v);                                           \
+            if (x >= (LO) && x <= (HI))                                        \
+                return (MK_##T)x;                                              \
+        }                                                                      \
+        return (MK_##T)mqrb_to_int_slow(v, (LO), (HI), fn, #T);                \
+    }
+MQRB_TO_INT(I8, INT8_MIN, INT8_MAX)
+MQRB_TO_INT(I16, INT16_MIN, INT16_MAX)
+MQRB_TO_INT(I32, INT32_MIN, INT32_MAX)
+MQRB_TO_INT(I64, INT64_MIN, INT64_MAX)
+#undef MQRB_TO_INT
+
+double mqrb_to_double(VALUE v, const char *fn);
+static inline MK_DBL
+mqrb_to_DBL(VALUE v, const char *fn)
+{
+    return RB_FLOAT_TYPE_P(v) ? rb_float_value(v) : mqrb_to_double(v, fn);
+}
+MK_FLT mqrb_to_FLT(VALUE v, const char *fn);
+static inline MK_BOL
+mqrb_to_BOL(VALUE v, const char *fn)
+{
+    return RTEST(v) != 0;
+}
+MqWaitE mqrb_to_WAIT(VALUE v, const char *fn);
+MkTypeE mqrb_to_TYPE(VALUE v, const char *fn);
+/* The UTF-8 text of a String (converted when in another encoding; no NUL),
+ * borrowed from *keep, which the caller keeps alive (RB_GC_GUARD). */
+const char *mqrb_to_STR(VALUE v, volatile VALUE *keep, const char *fn);
+/* A String of exactly 4 bytes. */
+const char *mqrb_to_TOKEN(VALUE v, volatile VALUE *keep, const char *fn);
+/* The bytes of a String (any encoding), borrowed from v. */
+const void *mqrb_to_BIN(VALUE v, size_t *size, const char *fn);
+/* An MkBufferC's C buffer. */
+MkBufferC *mqrb_to_BUF(VALUE v, const char *fn);
+/* A context's C context. */
+MqContextC *mqrb_to_CTX(VALUE v, const char *fn);
+
+/* An Array of Strings as in ARGV (the options, without the program name):
+ * argv[0] becomes $PROGRAM_NAME.  The strings are copied into one buffer the
+ * GC frees, so nothing leaks when a later conversion raises; *keep holds it
+ * (RB_GC_GUARD it after the call).  The options of a listener (--fork,
+ * --spawn) hand SIGTERM and SIGINT to the library while it listens, as in C
+ * and Python (Ruby's own handlers would only set a flag nobody reads), and a
+ * --fork listener keeps the GVL so that each forked instance starts from a
+ * consistent interpreter; mqrb_argv_done gives the signals back.  --thread
+ * raises: the library's threads cannot enter Ruby. */
+#include <signal.h>
+typedef struct {
+    int argc;
+    const char **argv;
+    int listener;
+    struct sigaction term, intr;
+} mqrb_argv;
+void mqrb_to_ARGV(VALUE v, mqrb_argv *a, volatile VALUE *keep, const char *fn);
+void mqrb_argv_done(mqrb_argv *a);
+
+/* ----------------------------------------------------------------- results */
+
+static inline VALUE
+mqrb_from_STR(const char *s)
+{
+    return s ? rb_utf8_str_new_cstr(s) : rb_utf8_str_new("", 0);
+}
+static inline VALUE
+mqrb_from_BIN(const void *data, size_t size)
+{
+    return rb_str_new((const char *)data, (long)size);
+}
+/* A new MkBufferC holding a copy of buf (borrowed from a stream, list or
+ * context): safe to keep. */
+VALUE mqrb_from_BUF(MkBufferC *buf);
+/* The Ruby object of ctx, or nil. */
+VALUE mqrb_from_CTX(MqContextC *ctx);
+
+/* ------------------------------------------------------------------ errors */
+
+/* The exception for the error (text and code) of the kernel or of ctx; the
+ * error is reset.  The glue raises it (after freeing what it still owns). */
+VALUE mqrb_error_kernel(void);
+VALUE mqrb_error_ctx(MqContextC *ctx);
+NORETURN(void mqrb_raise_kernel(void));
+NORETURN(void mqrb_raise_ctx(MqContextC *ctx));
+extern VALUE mqrb_eMkExceptionC;
+
+/* ----------------------------------------------------------------- blocking */
+
+/* Run fn(arg), a C call that may wait, with the GVL released (other Ruby
+ * threads run meanwhile); callbacks it makes take the GVL back. */
+void mqrb_blocking(void *(*fn)(void *), void *arg);
+
+/* --------------------------------------------------------------- callbacks */
+
+enum { MQRB_SCOPE_NOTIFIED = 1, MQRB_SCOPE_ONCE = 2 };
+
+/* Data for a C registration: a block, Proc, Method, method name (Symbol or
+ * String, called on the context) or any object with #call.  Keeps callable
+ * alive until mqrb_cb_free. */
+void *mqrb_cb_new(VALUE self, VALUE callable, int scope, const char *fn);
+MkErrorE mqrb_cb_call(MqContextC *ctx, void *data);
+void mqrb_cb_free(void *data);
+/* The arguments of a method with optional inputs or a callback, into
+ * out[0..nmax): a missing optional input is Qundef; with a block, the
+ * callback input (index cb, -1 for none) is the block and the others move
+ * up.  Raises ArgumentError for a wrong count. */
+void mqrb_args(int argc, const VALUE *argv, int nreq, int nmax, int cb, VALUE *out);
+
+/* Hand-written methods named in the description. */
+VALUE mqrb_rt_MqContextC_ConfigSetServerSetup(int argc, VALUE *argv, VALUE self);
+
+/* The generated glue's entry: defines the plain classes, the methods of
+ * every class (MqContextC's on cContext), the module functions and the
+ * constants. */
+void mqrb_glue_init(VALUE module, VALUE cContext);
+
+#endif
