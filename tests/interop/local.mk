@@ -76,6 +76,8 @@ tests/interop/java-rb.sh: Makefile
 	$(AM_V_GEN)$(MKDIR_P) tests/interop && { echo '$(INTEROP_ENV)'; \
 	  echo 'exec $(INTEROP_RUN) "$(INTEROP_CLIENT_java)" "$(INTEROP_SERVER_rb)" "pipe uds-spawn tcp-spawn"'; } > $@ && chmod +x $@
 endif
+endif
+
 # Ruby: a Ruby client against C, C++, Python and Ruby servers, C and Python
 # clients against the Ruby server.  A Ruby server runs pipe, fork and spawn
 # (no --thread: the library's threads cannot run Ruby code); rb-rb-gc runs
