@@ -22,6 +22,7 @@ MQGEN_FILES = \
 	wrappers/gen/mqgen/python_plain.py \
 	wrappers/gen/mqgen/python_stubs.py \
 	wrappers/gen/mqgen/ruby.py \
+	wrappers/gen/mqgen/tcl.py \
 	wrappers/gen/mqgen/registry.py \
 	wrappers/gen/mqgen/check.py \
 	wrappers/gen/mqgen/cli.py
@@ -159,4 +160,5 @@ nodist_check_SCRIPTS = $(WRAPPER_TESTS)
 CLEANFILES += wrappers/python/py-configfile.sh wrappers/python/py-buffer.sh \
 	wrappers/python/py-threads.sh wrappers/python/py-callback.sh
 
+include wrappers/tcl/local.mk
 include tests/interop/local.mk

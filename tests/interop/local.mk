@@ -3,8 +3,9 @@
 # Included from wrappers/local.mk.
 INTEROP_MODES = pipe uds-fork uds-spawn uds-thread tcp-fork tcp-spawn tcp-thread
 INTEROP_ENV = LD_LIBRARY_PATH='$(abs_top_builddir)/link/.libs:$(abs_top_builddir)/kernel/.libs' \
-	PYTHONPATH='$(abs_top_builddir)/wrappers/python' RUBYLIB='$(abs_top_builddir)/wrappers/ruby'; \
-	export LD_LIBRARY_PATH PYTHONPATH RUBYLIB;
+	PYTHONPATH='$(abs_top_builddir)/wrappers/python' RUBYLIB='$(abs_top_builddir)/wrappers/ruby' \
+	TCLLIBPATH='$(abs_top_builddir)/wrappers/tcl'; \
+	export LD_LIBRARY_PATH PYTHONPATH RUBYLIB TCLLIBPATH;
 EXTRA_DIST += tests/interop/pyserver.py tests/interop/pyclient.py tests/interop/run_matrix.sh
 
 check_PROGRAMS += tests/interop/cserver tests/interop/cclient
@@ -29,6 +30,17 @@ if WITH_PYTHON
 INTEROP_TESTS += tests/interop/py-cxx.sh tests/interop/cxx-py.sh
 endif
 endif
+# Tcl: a Tcl client against C, C++, Python and Tcl servers, C and Python
+# clients against a Tcl server, every mode (wrappers/tcl/local.mk).
+if WITH_TCL
+INTEROP_TESTS += tests/interop/tcl-tcl.sh tests/interop/tcl-c.sh tests/interop/c-tcl.sh
+if WITH_CXX
+INTEROP_TESTS += tests/interop/tcl-cxx.sh
+endif
+if WITH_PYTHON
+INTEROP_TESTS += tests/interop/tcl-py.sh tests/interop/py-tcl.sh
+endif
+endif
 TESTS += $(INTEROP_TESTS)
 nodist_check_SCRIPTS += $(INTEROP_TESTS)
 CLEANFILES += $(INTEROP_TESTS)
@@ -43,7 +55,10 @@ INTEROP_CLIENT_cxx = $(abs_top_builddir)/tests/interop/cxxclient
 INTEROP_SERVER_py = $(PYTHON) $(abs_top_srcdir)/tests/interop/pyserver.py
 INTEROP_SERVER_c = $(abs_top_builddir)/tests/interop/cserver
 INTEROP_SERVER_cxx = $(abs_top_builddir)/tests/interop/cxxserver
-INTEROP_DRIVERS = $(foreach p,py-py py-c c-py c-cxx cxx-c cxx-cxx py-cxx cxx-py,tests/interop/$(p).sh)
+INTEROP_CLIENT_tcl = $(TCLSH) $(abs_top_srcdir)/tests/interop/tclclient.tcl
+INTEROP_SERVER_tcl = $(TCLSH) $(abs_top_srcdir)/tests/interop/tclserver.tcl
+INTEROP_DRIVERS = $(foreach p,py-py py-c c-py c-cxx cxx-c cxx-cxx py-cxx cxx-py \
+	tcl-tcl tcl-c c-tcl tcl-cxx tcl-py py-tcl,tests/interop/$(p).sh)
 $(INTEROP_DRIVERS): tests/interop/%.sh: Makefile
 	$(AM_V_GEN)$(MKDIR_P) tests/interop && { echo '$(INTEROP_ENV)'; \
 	  echo 'exec $(INTEROP_RUN) "$(INTEROP_CLIENT_$(firstword $(subst -, ,$*)))" "$(INTEROP_SERVER_$(lastword $(subst -, ,$*)))" "$(INTEROP_MODES)"'; } > $@ && chmod +x $@
@@ -63,7 +78,13 @@ endif
 TESTS += $(INTEROP_JAVA_TESTS)
 nodist_check_SCRIPTS += $(INTEROP_JAVA_TESTS)
 CLEANFILES += $(INTEROP_JAVA_TESTS)
-INTEROP_JAVA_DRIVERS = $(foreach p,java-c java-java c-java java-cxx java-py py-java,tests/interop/$(p).sh)
+if WITH_TCL
+INTEROP_JAVA_TCL = tests/interop/java-tcl.sh
+TESTS += $(INTEROP_JAVA_TCL)
+nodist_check_SCRIPTS += $(INTEROP_JAVA_TCL)
+CLEANFILES += $(INTEROP_JAVA_TCL)
+endif
+INTEROP_JAVA_DRIVERS = $(foreach p,java-c java-java c-java java-cxx java-py py-java java-tcl,tests/interop/$(p).sh)
 $(INTEROP_JAVA_DRIVERS): tests/interop/%.sh: Makefile
 	$(AM_V_GEN)$(MKDIR_P) tests/interop && { echo '$(INTEROP_ENV)'; \
 	  echo 'exec $(INTEROP_RUN) "$(INTEROP_CLIENT_$(firstword $(subst -, ,$*)))" "$(INTEROP_SERVER_$(lastword $(subst -, ,$*)))" "$(INTEROP_JAVA_MODES)"'; } > $@ && chmod +x $@

@@ -2,7 +2,7 @@
 golden test and `mqgen.py --list-outputs` / `--update-golden` all read this
 list; adding a language is one module with an emit(api) -> str and one line
 here (golden/sample.NAME then comes from `mqgen.py --update-golden`)."""
-from . import cxx, java, python_glue, python_plain, python_stubs, ruby
+from . import cxx, java, python_glue, python_plain, python_stubs, ruby, tcl
 
 
 class Output:
@@ -18,6 +18,8 @@ OUTPUTS = [
     Output("java-glue", java.emit_glue, "C for the JNI library (gen/glue.c)"),
     Output("java-classes", java.emit_classes, "the Java classes, split on '//// NAME.java'"),
     Output("ruby", ruby.emit, "C for the Ruby extension (gen/glue.c)"),
+    Output("tcl-glue", tcl.emit, "C for the Tcl extension (gen/glue.c)"),
+    Output("tcl-h", tcl.emit_h, "its class indices for the runtime (gen/glue.h)"),
 ]
 
 BY_NAME = {o.name: o for o in OUTPUTS}

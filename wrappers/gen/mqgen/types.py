@@ -47,7 +47,7 @@ NEEDS = {
     "cxx": {IN: ("param", "args"), OUT: ("value", "wrap"), RET: ("value", "wrap")},
     "python": {IN: ("hint_in", "local", "args", "to"), OUT: ("hint_out", "build"),
                RET: ("hint_out", "build")},
-    "tcl": {IN: ("in_",), OUT: ("out",), RET: ("out",)},
+    "tcl": {IN: ("in_", "local", "args", "to"), OUT: ("out", "build"), RET: ("out", "build")},
     "ruby": {IN: ("in_", "local", "args", "to"), OUT: ("out", "build"), RET: ("out", "build")},
     "java": {IN: ("in_", "sig", "jni", "local", "args"), OUT: ("out", "sig", "jni", "value"),
              RET: ("out", "sig", "jni", "value")},
@@ -55,6 +55,19 @@ NEEDS = {
 TEMPORARY_NEEDS = {"python": ("release",)}
 
 ALL = (IN, OUT, RET)
+
+
+# Tcl: the runtime's reader (Tcl_GetWideIntFromObj / Tcl_GetDoubleFromObj
+# with the range check) and the Tcl_Obj maker, per scalar.
+_TCL_TO = {"BOL": "mqtcl_to_BOL", "TYPE": "mqtcl_to_TYPE"}
+_TCL_BUILD = {"FLT": "mqtcl_from_DBL({v})", "DBL": "mqtcl_from_DBL({v})",
+              "BOL": "Tcl_NewBooleanObj({v})"}
+
+
+def _tcl_number(name, ctype, tcl):
+    return Col(in_=tcl, out=tcl, local=("%s {n}" % ctype,), args=("{n}",),
+               to='%s(interp, {arg}, &{n}, "{fn}")' % _TCL_TO.get(name, "mqtcl_to_" + name),
+               build=_TCL_BUILD.get(name, "mqtcl_from_int({v})"))
 
 
 # Java: sig is the JNI type signature, jni the C type of the JNI argument
@@ -79,7 +92,7 @@ def _number(name, ctype, py_build, py_hint, tcl, ruby, java, cxx=None, rb_build=
                 wrap="({v}) != 0" if name == "BOL" else "{v}"),
         python=Col(hint_in=py_hint, hint_out=py_hint, local=("%s {n}" % ctype,), args=("{n}",),
                    to='mqpy_to_%s({arg}, &{n}, "{fn}")' % name, build=py_build),
-        tcl=Col(in_=tcl, out=tcl),
+        tcl=_tcl_number(name, ctype, tcl),
         ruby=Col(in_=ruby, out=ruby, local=("%s {n}" % ctype,), args=("{n}",),
                  to='{n} = mqrb_to_%s({arg}, "{fn}");' % name, build=rb_build),
         java=_java_number(ctype, java))
@@ -91,13 +104,14 @@ JAVA_STR_IN = dict(in_="String", sig="Ljava/lang/String;", jni="jstring", local=
                    release="mqj_str_release(&{n}_s);")
 
 
-def _text(name, to, rb_to):
+def _text(name, to, tcl_to, rb_to):
     """STR's input forms: a NUL-terminated UTF-8 string, borrowed for the call."""
     return Type(
         name, (IN,), c_in=[("value", "const char *")],
         cxx=Col(param="MkStringR", args=("{n}.c_str()",)),
         python=Col(hint_in="str", local=("const char *{n}",), args=("{n}",), to=to),
-        tcl=Col(in_="string"),
+        tcl=Col(in_="string", local=("const char *{n}",), args=("{n}",),
+                to=tcl_to + '(interp, {arg}, &{n}, "{fn}")'),
         ruby=Col(in_="String", local=("const char *{n}", "volatile VALUE {n}_keep"),
                  args=("{n}",), to=rb_to, release="RB_GC_GUARD({n}_keep);"),
         java=Col(**JAVA_STR_IN))
@@ -118,14 +132,16 @@ TYPES = {t.name: t for t in [
          cxx=Col(param="MqWaitE", args=("{n}",)),
          python=Col(hint_in="int", local=("MqWaitE {n}",), args=("{n}",),
                     to='mqpy_to_WAIT({arg}, &{n}, "{fn}")'),
-         tcl=Col(in_="integer"),
+         tcl=Col(in_="integer or MQ_WAIT_* name", local=("MqWaitE {n}",), args=("{n}",),
+                 to='mqtcl_to_WAIT(interp, {arg}, &{n}, "{fn}")'),
          ruby=Col(in_="Integer", local=("MqWaitE {n}",), args=("{n}",),
                   to='{n} = mqrb_to_WAIT({arg}, "{fn}");'),
          java=Col(in_="int", sig="I", jni="jint", local=(), args=("(MqWaitE){n}",))),
     Type("SIZE", (OUT, RET), c_out=[("value", "size_t")], c_ret="size_t",
          cxx=Col(value="size_t", wrap="{v}"),
          python=Col(hint_out="int", build="PyLong_FromSize_t({v})"),
-         tcl=Col(out="integer"), ruby=Col(out="Integer", build="SIZET2NUM({v})"),
+         tcl=Col(out="integer", build="Tcl_NewWideIntObj((Tcl_WideInt){v})"),
+         ruby=Col(out="Integer", build="SIZET2NUM({v})"),
          java=Col(out="long", sig="J", jni="jlong", value="(jlong)({v})")),
     Type("STR", ALL, c_in=[("value", "const char *")], c_out=[("value", "const char *")],
          c_ret="const char *",
@@ -133,12 +149,13 @@ TYPES = {t.name: t for t in [
                  wrap="detail::str({v})"),
          python=Col(hint_in="str", hint_out="str", local=("const char *{n}",), args=("{n}",),
                     to='mqpy_to_STR({arg}, &{n}, "{fn}")', build="mqpy_from_STR({v})"),
-         tcl=Col(in_="string", out="string"),
+         tcl=Col(in_="string", out="string", local=("const char *{n}",), args=("{n}",),
+                 to='mqtcl_to_STR(interp, {arg}, &{n}, "{fn}")', build="mqtcl_from_STR({v})"),
          ruby=Col(in_="String", out="String", local=("const char *{n}", "volatile VALUE {n}_keep"),
                   args=("{n}",), to='{n} = mqrb_to_STR({arg}, &{n}_keep, "{fn}");',
                   release="RB_GC_GUARD({n}_keep);", build="mqrb_from_STR({v})"),
          java=Col(out="String", value="mqj_from_STR(env, {v})", **JAVA_STR_IN)),
-    _text("TOKEN", 'mqpy_to_TOKEN({arg}, &{n}, "{fn}")',
+    _text("TOKEN", 'mqpy_to_TOKEN({arg}, &{n}, "{fn}")', "mqtcl_to_TOKEN",
           '{n} = mqrb_to_TOKEN({arg}, &{n}_keep, "{fn}");'),
     # The C function is printf-like; wrappers pass the text as "%s"'s argument
     # (the "fmt" role: plan.py supplies the literal).
@@ -146,7 +163,8 @@ TYPES = {t.name: t for t in [
          cxx=Col(param="MkStringR", args=(None, "{n}.c_str()")),
          python=Col(hint_in="str", local=("const char *{n}",), args=(None, "{n}"),
                     to='mqpy_to_STR({arg}, &{n}, "{fn}")'),
-         tcl=Col(in_="string"),
+         tcl=Col(in_="string", local=("const char *{n}",), args=(None, "{n}"),
+                 to='mqtcl_to_STR(interp, {arg}, &{n}, "{fn}")'),
          ruby=Col(in_="String", local=("const char *{n}", "volatile VALUE {n}_keep"),
                   args=(None, "{n}"), to='{n} = mqrb_to_STR({arg}, &{n}_keep, "{fn}");',
                   release="RB_GC_GUARD({n}_keep);"),
@@ -160,7 +178,10 @@ TYPES = {t.name: t for t in [
                     to='mqpy_to_BIN({arg}, &{n}, "{fn}")',
                     build="PyBytes_FromStringAndSize((const char *){v}, (Py_ssize_t){size})",
                     release="PyBuffer_Release(&{n});"),
-         tcl=Col(in_="bytearray", out="bytearray"),
+         tcl=Col(in_="bytearray", out="bytearray", local=("const void *{n}", "size_t {n}_size"),
+                 args=("{n}", "{n}_size"),
+                 to='mqtcl_to_BIN(interp, {arg}, &{n}, &{n}_size, "{fn}")',
+                 build="mqtcl_from_BIN({v}, {size})"),
          ruby=Col(in_="String (binary)", out="String (binary)",
                   local=("const void *{n}", "size_t {n}_size"), args=("{n}", "{n}_size"),
                   to='{n} = mqrb_to_BIN({arg}, &{n}_size, "{fn}");',
@@ -175,7 +196,9 @@ TYPES = {t.name: t for t in [
          python=Col(hint_in="MkBufferC", hint_out="MkBufferC", local=("MkBufferC *{n}",), args=("{n}",),
                     to='mqpy_to_BUF((PyObject *)self, {arg}, &{n}, "{fn}")',
                     build="mqpy_from_BUF((PyObject *)self, {v})"),
-         tcl=Col(in_="MkBufferC", out="MkBufferC"),
+         tcl=Col(in_="MkBufferC or buffer value", out="buffer value",
+                 local=("MkBufferC *{n}",), args=("{n}",),
+                 to='mqtcl_to_BUF(interp, {arg}, &{n}, "{fn}")', build="mqtcl_from_BUF({v})"),
          ruby=Col(in_="MkBufferC", out="MkBufferC", local=("MkBufferC *{n}",), args=("{n}",),
                   to='{n} = mqrb_to_BUF({arg}, "{fn}");', build="mqrb_from_BUF({v})"),
          java=Col(in_="MkBufferC", out="MkBufferC", sig="Lorg/mqlink/MkBufferC;", jni="jobject",
@@ -187,7 +210,8 @@ TYPES = {t.name: t for t in [
          python=Col(hint_in="MqContextC", hint_out="MqContextC", local=("MqContextC *{n}",), args=("{n}",),
                     to='mqpy_to_CTX((PyObject *)self, {arg}, &{n}, "{fn}")',
                     build="mqpy_from_CTX({v})"),
-         tcl=Col(in_="MqContextC", out="MqContextC"),
+         tcl=Col(in_="MqContextC", out="MqContextC", local=("MqContextC *{n}",), args=("{n}",),
+                 to='mqtcl_to_CTX(interp, {arg}, &{n}, "{fn}")', build="mqtcl_from_CTX({v})"),
          ruby=Col(in_="MqContextC", out="MqContextC", local=("MqContextC *{n}",),
                   args=("{n}",), to='{n} = mqrb_to_CTX({arg}, "{fn}");',
                   build="mqrb_from_CTX({v})"),
@@ -200,7 +224,10 @@ TYPES = {t.name: t for t in [
          python=Col(hint_in="Sequence[str]", local=("int {n}_argc", "char **{n}"), args=("{n}_argc", "(const char **){n}"),
                     to='mqpy_to_ARGV({arg}, &{n}_argc, &{n}, "{fn}")',
                     release="mqpy_argv_free({n}_argc, {n});"),
-         tcl=Col(in_="list"),
+         tcl=Col(in_="list", local=("int {n}_argc", "const char **{n}"),
+                 args=("{n}_argc", "{n}"),
+                 to='mqtcl_to_ARGV(interp, {arg}, &{n}_argc, &{n}, "{fn}")',
+                 release="mqtcl_argv_free({n}_argc, {n});"),
          ruby=Col(in_="Array of String", local=("mqrb_argv {n}", "volatile VALUE {n}_keep"),
                   args=("{n}.argc", "{n}.argv"),
                   to='mqrb_to_ARGV({arg}, &{n}, &{n}_keep, "{fn}");',
@@ -217,7 +244,9 @@ TYPES = {t.name: t for t in [
          python=Col(hint_in="Callable[..., object]", local=("void *{n}",),
                     args=("mqpy_cb_call", "{n}", "mqpy_cb_free"),
                     to='({n} = mqpy_cb_new((PyObject *)self, {arg}, MQPY_SCOPE_{scope}, "{fn}"))'),
-         tcl=Col(in_="command prefix"),
+         tcl=Col(in_="command prefix", local=("void *{n}",),
+                 args=("mqtcl_cb_call", "{n}", "mqtcl_cb_free"),
+                 to='mqtcl_to_CALLBACK(interp, self, {arg}, MQTCL_SCOPE_{scope}, &{n}, "{fn}")'),
          # converted last (plan.convert_order): nothing converted after it can raise
          ruby=Col(in_="Proc", local=("void *{n}",), args=("mqrb_cb_call", "{n}", "mqrb_cb_free"),
                   to='{n} = mqrb_cb_new(self, {arg}, MQRB_SCOPE_{scope}, "{fn}");'),

@@ -1,0 +1,156 @@
+# buffer_test.tcl — the Tcl binding's kernel classes and conversions
+# (MkBufferC, MkBufferStreamC, MkBufferListC, MqConfigFileC): every type at
+# its boundaries through a stream, range checks naming the call and the
+# value, wrong-type reads that raise, buffer values, object lifetime.
+# Prints TAP.
+package require mqlink
+
+set n 0
+set failed 0
+proc case {name body} {
+    incr ::n
+    if {[catch {uplevel 1 $body} err]} {
+        puts "not ok $::n - $name"
+        puts "#   [string range $err 0 300]"
+        incr ::failed
+    } else {
+        puts "ok $::n - $name"
+    }
+}
+proc check {cond msg} {
+    if {![uplevel 1 [list expr $cond]]} {error $msg}
+}
+proc raises {script} {
+    if {[catch {uplevel 1 $script} err opts]} {
+        return [list $err [dict get $opts -errorcode]]
+    }
+    return ""
+}
+
+case "every type at its boundaries through a stream" {
+    set s [MkBufferStreamC new]
+    set big [string repeat y [expr {1 << 20}]]
+    set bin [string repeat [binary format c3 {0 255 7}] 1000]
+    foreach {t v} [list I8 -128 I8 127 I16 -32768 I16 32767 I32 -2147483648 I32 2147483647 \
+                       I64 -9223372036854775808 I64 9223372036854775807 \
+                       DBL -0.0 DBL 1e308 DBL Inf DBL -Inf FLT 1.5 BOL 1 BOL 0 \
+                       STR "" STR "\u00e4\u4e2d" STR $big BIN "" BIN $bin] {
+        $s Write$t $v
+    }
+    $s WriteDBL NaN
+    $s PosToStart
+    foreach {t v} [list I8 -128 I8 127 I16 -32768 I16 32767 I32 -2147483648 I32 2147483647 \
+                       I64 -9223372036854775808 I64 9223372036854775807 \
+                       DBL -0.0 DBL 1e308 DBL Inf DBL -Inf FLT 1.5 BOL 1 BOL 0 \
+                       STR "" STR "\u00e4\u4e2d" STR $big BIN "" BIN $bin] {
+        set r [$s Read$t]
+        if {$t in {DBL FLT}} {
+            set ok [expr {$r == $v && [string index $r 0] eq [string index $v 0]}]
+        } else {
+            set ok [expr {$r eq $v}]
+        }
+        check {$ok} "$t [string range $v 0 30] came back as [string range $r 0 30]"
+    }
+    check {[$s ReadDBL] eq "NaN"} "NaN"
+    check {![$s ReadItemExists]} "the end"
+    $s Delete
+}
+
+case "out of range is an error naming the call and the value" {
+    set b [MkBufferC new]
+    set e [raises {$b SetI8 300}]
+    check {[lindex $e 0] eq "SetI8: 300 out of range for I8"} $e
+    check {[lindex $e 1] eq {MK 3}} $e
+    check {[raises {$b SetI16 32768}] ne ""} "I16"
+    check {[raises {$b SetI32 -2147483649}] ne ""} "I32"
+    check {[raises {$b SetI64 9223372036854775808}] ne ""} "2**63"
+    check {[raises {$b SetI64 -9223372036854775809}] ne ""} "-2**63-1"
+    check {[raises {$b SetI64 18446744073709551615}] ne ""} "2**64-1"
+    check {[raises {$b SetFLT 1e300}] ne ""} "FLT"
+    check {[raises {$b SetI32 abc}] ne ""} "abc"
+    check {[raises {$b SetI32}] ne ""} "wrong # args"
+    $b Delete
+}
+
+case "reading the wrong type raises with the kernel's error code" {
+    set b [MkBufferC new]
+    $b SetI32 300
+    set e [raises {$b GetI8}]
+    check {[lindex $e 1] eq {MK 3}} $e
+    $b SetSTR abc
+    check {[lindex [raises {$b GetI32}] 1 0] eq "MK"} "STR as I32"
+    check {[$b GetSTR] eq "abc"} "STR"
+    set s [MkBufferStreamC new]
+    check {[raises {$s ReadI32}] ne ""} "an empty stream"
+    $s Delete
+    $b Delete
+}
+
+case "buffer values keep their type and free themselves" {
+    set s [MkBufferStreamC new]
+    $s WriteI16 7
+    $s WriteSTR text
+    $s PosToStart
+    set v1 [$s ReadBUF]
+    set v2 [$s ReadBUF]
+    set l [MkBufferListC new]
+    $l AppendBUF $v1
+    $l AppendBUF $v2
+    check {[$l Size] == 2} "size"
+    set b [MkBufferC new]
+    $b Copy [$l IndexGet 0]
+    check {[$b GetType] == $mqlink::MK_TYPE_I16} "type [$b GetType]"
+    check {$v1 + 1 == 8 && $v2 eq "text"} "as plain values"
+    check {[raises {$l IndexGet 5}] ne ""} "past the end"
+    check {[raises {$l AppendBUF notabuffer}] ne ""} "not a buffer"
+    $l AppendBUF $b
+    check {[$l Size] == 3} "an MkBufferC object as BUF"
+    foreach o [list $s $l $b] {$o Delete}
+}
+
+case "tls objects are the thread's: the same object every time" {
+    set a [MkBufferStreamC CreateTLS t1]
+    set b [MkBufferStreamC CreateTLS t1]
+    set c [MkBufferStreamC CreateTLS t2]
+    check {$a eq $b && $a ne $c} "$a $b $c"
+}
+
+case "a deleted object raises" {
+    set b [MkBufferC new]
+    $b Delete
+    check {[raises {$b SetI32 1}] ne ""} "deleted"
+    set c [MqContextC new]
+    $c Delete
+    check {[raises {$c SendSTART}] ne ""} "deleted context"
+}
+
+case "a subclass of MqContextC with a constructor of its own" {
+    oo::class create Sub {
+        superclass MqContextC
+        variable x
+        constructor {v} { next; set x $v }
+        method name {} { my ConfigSetName "n$x"; my ConfigGetName }
+    }
+    set o [Sub new 5]
+    check {[$o name] eq "n5"} [$o name]
+    $o Delete
+}
+
+case "a configuration file read through MqConfigFileC" {
+    set f [file join [expr {[info exists ::env(TMPDIR)] ? $::env(TMPDIR) : "/tmp"}] mqtcl-[pid].cfg]
+    set fh [open $f w]
+    puts $fh {name = "tcl"; n = 9223372036854775807L; ok = true; x = 2.5;}
+    close $fh
+    set c [MqConfigFileC new]
+    $c Read $f
+    file delete $f
+    check {[$c GetSTR name] eq "tcl"} "STR"
+    check {[$c GetI64 n] == 9223372036854775807} "I64"
+    check {[$c GetBOL ok] && [$c GetDBL x] == 2.5} "BOL DBL"
+    check {[$c GetSTR missing dflt] eq "dflt"} "default"
+    $c Delete
+}
+
+puts "1..$n"
+puts "# $n tests, $failed failed"
+exit [expr {$failed > 0}]

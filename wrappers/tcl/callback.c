@@ -1,0 +1,412 @@
+/* callback.c — calls from the library into Tcl: services, the server setup,
+ * call callbacks, and the factory that makes each server instance a new
+ * object of the user's class.
+ *
+ * A callback is a command prefix.  `my METHOD ?arg ...?` runs METHOD of the
+ * object whose method registered it (TclOO's `my` of that object, resolved
+ * once), with nothing appended — the Tcl form of Python's bound method; any
+ * other prefix is called with the context object's name appended.  It runs
+ * with Tcl_EvalObjv at global level from the prepared words.  A Tcl error in
+ * a service becomes the context's error: the error message as text, the
+ * code from -errorcode {MK code} (else MK_ERR_GENERIC), so the caller on the
+ * other side of the link receives the text.
+ *
+ * Threads: an interpreter belongs to one thread.  A --thread server's
+ * instances run in pool threads, so each pool thread gets its own
+ * interpreter on its first instance: it loads the package, sets
+ * ::mqlink::thread to 1 and sources the server's script — whose main part
+ * is guarded (`if {[info script] eq $::argv0}` or `if {!$::mqlink::thread}`)
+ * so that only its classes are defined — and then makes the instance as an
+ * object of the template's class, found by name.  The interpreter serves the
+ * thread's later instances too and is deleted when the thread ends. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "module.h"
+
+typedef struct {
+    Tcl_Interp *interp;
+    int scope;
+    int append; /* append the context's object name */
+    int objc;   /* words, plus a slot for the name when append */
+    Tcl_Obj **objv;
+} mqtcl_cb;
+
+/* `my` as the calling method sees it: the object's TclOO `my` (for our fast
+ * `my`, the TclOO one it falls back to, so that a service skips the table). */
+static Tcl_Obj *
+resolve_my(Tcl_Interp *interp, mqtcl_obj *self)
+{
+    Tcl_Command cmd = Tcl_FindCommand(interp, "my", NULL, 0);
+    Tcl_CmdInfo info;
+    Tcl_Obj *name;
+
+    if (cmd && Tcl_GetCommandInfoFromToken(cmd, &info) && info.objClientData &&
+        mqtcl_self(((mqtcl_obj *)info.objClientData)->obj) == info.objClientData &&
+        ((mqtcl_obj *)info.objClientData)->my)
+        return ((mqtcl_obj *)info.objClientData)->my;
+    if (!cmd && self && self->my) /* called from outside a method: the object's own */
+        return self->my;
+    if (!cmd)
+        return NULL;
+    name = Tcl_NewObj();
+    Tcl_GetCommandFullName(interp, cmd, name);
+    return name;
+}
+
+int
+mqtcl_to_CALLBACK(Tcl_Interp *interp, mqtcl_obj *self, Tcl_Obj *o, int scope, void **v,
+                  const char *fn)
+{
+    Tcl_Obj **w, *my = NULL;
+    int n;
+    mqtcl_cb *cb;
+
+    if (Tcl_ListObjGetElements(interp, o, &n, &w) != TCL_OK)
+        return TCL_ERROR;
+    if (n == 0) {
+        Tcl_SetObjResult(interp, Tcl_ObjPrintf("%s: the callback is an empty command", fn));
+        Tcl_SetErrorCode(interp, "MK", "8", NULL);
+        return TCL_ERROR;
+    }
+    if (strcmp(Tcl_GetString(w[0]), "my") == 0 && n >= 2 && !(my = resolve_my(interp, self))) {
+        Tcl_SetObjResult(interp, Tcl_ObjPrintf("%s: \"my\" outside of an object", fn));
+        Tcl_SetErrorCode(interp, "MK", "8", NULL);
+        return TCL_ERROR;
+    }
+    cb = (mqtcl_cb *)ckalloc(sizeof *cb);
+    cb->interp = interp;
+    cb->scope = scope;
+    cb->append = my == NULL;
+    cb->objc = n + cb->append;
+    cb->objv = (Tcl_Obj **)ckalloc(cb->objc * sizeof *cb->objv);
+    for (int i = 0; i < n; i++)
+        cb->objv[i] = i == 0 && my ? my : w[i];
+    if (cb->append)
+        cb->objv[n] = Tcl_NewObj();
+    for (int i = 0; i < cb->objc; i++)
+        Tcl_IncrRefCount(cb->objv[i]);
+    *v = cb;
+    return TCL_OK;
+}
+
+void
+mqtcl_cb_free(void *data)
+{
+    mqtcl_cb *cb = data;
+    if (!cb)
+        return;
+    for (int i = 0; i < cb->objc; i++)
+        Tcl_DecrRefCount(cb->objv[i]);
+    ckfree(cb->objv);
+    ckfree(cb);
+}
+
+/* The Tcl error in interp as ctx's error. */
+static MkErrorE
+error_to_ctx(Tcl_Interp *interp, MqContextC *ctx, int rc)
+{
+    MK_I32 code = MK_ERR_GENERIC;
+    Tcl_Obj *opts = Tcl_GetReturnOptions(interp, rc), *key = Tcl_NewStringObj("-errorcode", -1);
+    Tcl_Obj *ec = NULL, **w;
+    int n;
+
+    Tcl_IncrRefCount(opts);
+    Tcl_IncrRefCount(key);
+    if (Tcl_DictObjGet(NULL, opts, key, &ec) == TCL_OK && ec &&
+        Tcl_ListObjGetElements(NULL, ec, &n, &w) == TCL_OK && n == 2 &&
+        strcmp(Tcl_GetString(w[0]), "MK") == 0) {
+        Tcl_WideInt c;
+        if (Tcl_GetWideIntFromObj(NULL, w[1], &c) == TCL_OK && c > 0 && c <= INT32_MAX)
+            code = (MK_I32)c;
+    }
+    if (MkLogGetLevel() >= MK_LOG_DEBUG) {
+        Tcl_Obj *info = Tcl_NewStringObj("-errorinfo", -1), *v = NULL;
+        Tcl_IncrRefCount(info);
+        if (Tcl_DictObjGet(NULL, opts, info, &v) == TCL_OK && v)
+            fprintf(stderr, "%s\n", Tcl_GetString(v));
+        Tcl_DecrRefCount(info);
+    }
+    if (rc == TCL_ERROR)
+        MqErrorSet(ctx, code, "%s", Tcl_GetString(Tcl_GetObjResult(interp)));
+    else
+        MqErrorSet(ctx, code, "the callback ended with %s outside of a loop",
+                   rc == TCL_BREAK ? "break" : "continue");
+    Tcl_DecrRefCount(key);
+    Tcl_DecrRefCount(opts);
+    Tcl_ResetResult(interp);
+    return MK_ERROR;
+}
+
+MkErrorE
+mqtcl_cb_call(MqContextC *ctx, void *data)
+{
+    mqtcl_cb *cb = data;
+    Tcl_Interp *interp = cb->interp;
+    int rc;
+
+    if (cb->append) {
+        Tcl_Obj *name = mqtcl_from_CTX(ctx);
+        Tcl_IncrRefCount(name);
+        Tcl_DecrRefCount(cb->objv[cb->objc - 1]);
+        cb->objv[cb->objc - 1] = name;
+    }
+    rc = Tcl_EvalObjv(interp, cb->objc, cb->objv, TCL_EVAL_GLOBAL);
+    if (rc == TCL_OK || rc == TCL_RETURN)
+        return MK_OK;
+    if (cb->scope == MQTCL_SCOPE_ONCE) {
+        /* nobody to hand a call callback's error to: Tcl's background error */
+        Tcl_BackgroundException(interp, rc);
+        Tcl_ResetResult(interp);
+        return MK_ERROR;
+    }
+    return error_to_ctx(interp, ctx, rc);
+}
+
+/* ------------------------------------------------- server setup and factory */
+
+/* Shared by every instance, in every thread's interpreter: text only. */
+typedef struct {
+    char *method; /* `my NAME`: run NAME of the new instance, else NULL */
+    char *prefix; /* any other prefix, called with the instance appended */
+    char *cls;    /* the template's class, made anew per instance */
+    char *script; /* the server's script, sourced by a --thread interpreter */
+} setup_data;
+
+static char *
+dup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
+static void
+setup_free(void *data)
+{
+    setup_data *sd = data;
+    if (!sd)
+        return;
+    free(sd->method);
+    free(sd->prefix);
+    free(sd->cls);
+    free(sd->script);
+    free(sd);
+}
+
+static MkErrorE
+setup_call(MqContextC *ctx, void *data)
+{
+    setup_data *sd = data;
+    mqtcl_obj *self = MqContextGetUserData(ctx);
+    Tcl_Obj *cmd;
+    int rc;
+
+    if (!self) {
+        MqErrorSet(ctx, MK_ERR_GENERIC, "the Tcl server instance has no object");
+        return MK_ERROR;
+    }
+    if (sd->method) {
+        cmd = Tcl_NewListObj(0, NULL);
+        Tcl_ListObjAppendElement(NULL, cmd, self->my);
+        Tcl_ListObjAppendElement(NULL, cmd, Tcl_NewStringObj(sd->method, -1));
+    } else {
+        cmd = Tcl_NewStringObj(sd->prefix, -1);
+        Tcl_IncrRefCount(cmd);
+        if (Tcl_ListObjAppendElement(self->interp, cmd,
+                                     Tcl_GetObjectName(self->interp, self->obj)) != TCL_OK) {
+            Tcl_DecrRefCount(cmd);
+            return error_to_ctx(self->interp, ctx, TCL_ERROR);
+        }
+        Tcl_DecrRefCount(cmd);
+    }
+    Tcl_IncrRefCount(cmd);
+    rc = Tcl_EvalObjEx(self->interp, cmd, TCL_EVAL_GLOBAL);
+    Tcl_DecrRefCount(cmd);
+    if (rc == TCL_OK || rc == TCL_RETURN)
+        return MK_OK;
+    return error_to_ctx(self->interp, ctx, rc);
+}
+
+/* The thread's interpreter for --thread instances. */
+static _Thread_local Tcl_Interp *thread_interp;
+
+static void
+thread_end(void)
+{
+    if (thread_interp) {
+        Tcl_DeleteInterp(thread_interp);
+        thread_interp = NULL;
+        Tcl_FinalizeThread();
+    }
+}
+
+/* (the interpreter is made on the thread's first instance, not here) */
+static void
+thread_start(void)
+{
+}
+
+static Tcl_Interp *
+interp_for_thread(setup_data *sd, MqContextC *tmpl)
+{
+    Tcl_Interp *ti;
+
+    if (thread_interp)
+        return thread_interp;
+    ti = Tcl_CreateInterp();
+    Tcl_Init(ti); /* auto_path and the library; a failure leaves the core */
+    Tcl_ResetResult(ti);
+    Tcl_SetVar2Ex(ti, "argv0", NULL, Tcl_NewStringObj("mqlink-thread", -1), TCL_GLOBAL_ONLY);
+    Tcl_SetVar2Ex(ti, "argv", NULL, Tcl_NewObj(), TCL_GLOBAL_ONLY);
+    Tcl_SetVar2Ex(ti, "argc", NULL, Tcl_NewIntObj(0), TCL_GLOBAL_ONLY);
+    if (mqtcl_init_interp(ti) != TCL_OK ||
+        Tcl_PkgProvide(ti, "mqlink", MQTCL_VERSION) != TCL_OK ||
+        !Tcl_SetVar2Ex(ti, "::mqlink::thread", NULL, Tcl_NewIntObj(1), TCL_GLOBAL_ONLY) ||
+        !sd->script || Tcl_EvalFile(ti, sd->script) != TCL_OK) {
+        MqErrorSet(tmpl, MK_ERR_GENERIC, "--thread: cannot load %s in a new interpreter: %s",
+                   sd->script ? sd->script : "the server script",
+                   Tcl_GetString(Tcl_GetObjResult(ti)));
+        Tcl_DeleteInterp(ti);
+        return NULL;
+    }
+    thread_interp = ti;
+    return ti;
+}
+
+/* Set while the factory makes an instance: its constructor leaves the setup
+ * to the library (the instance takes the template's). */
+static _Thread_local int in_factory;
+
+static MqContextC *
+factory(MqContextC *tmpl, void *data)
+{
+    setup_data *sd = data;
+    mqtcl_obj *t = MqContextGetUserData(tmpl), *self;
+    Tcl_Interp *interp;
+    Tcl_Object co;
+    Tcl_Class cls;
+    mqtcl_state *st;
+    int rc;
+
+    if (t && (st = mqtcl_state_of(t->interp)) && st->thread == Tcl_GetCurrentThread())
+        interp = t->interp;
+    else if (!(interp = interp_for_thread(sd, tmpl)))
+        return NULL;
+    co = Tcl_GetObjectFromObj(interp, Tcl_NewStringObj(sd->cls, -1));
+    if (!co || !(cls = Tcl_GetObjectAsClass(co))) {
+        MqErrorSet(tmpl, MK_ERR_GENERIC, "no server class %s: %s", sd->cls,
+                   Tcl_GetString(Tcl_GetObjResult(interp)));
+        return NULL;
+    }
+    in_factory = 1;
+    rc = mqtcl_new_object_of(interp, cls, MQTCL_CLASS_MqContextC, NULL, 1);
+    in_factory = 0;
+    if (rc != TCL_OK) {
+        MqErrorSet(tmpl, MK_ERR_GENERIC, "%s", Tcl_GetString(Tcl_GetObjResult(interp)));
+        return NULL;
+    }
+    self = mqtcl_self(Tcl_GetObjectFromObj(interp, Tcl_GetObjResult(interp)));
+    Tcl_ResetResult(interp);
+    self->lib_owned = 1;
+    return self->c;
+}
+
+/* Register the setup of self's server instances: `my NAME` or a prefix. */
+static int
+set_server_setup(Tcl_Interp *interp, mqtcl_obj *self, Tcl_Obj *setup)
+{
+    setup_data *sd = calloc(1, sizeof *sd);
+    Tcl_Obj **w, *r;
+    int n;
+
+    if (!sd)
+        return TCL_ERROR;
+    if (Tcl_ListObjGetElements(interp, setup, &n, &w) != TCL_OK || n == 0)
+        goto error;
+    if (n == 2 && strcmp(Tcl_GetString(w[0]), "my") == 0)
+        sd->method = dup(Tcl_GetString(w[1]));
+    else
+        sd->prefix = dup(Tcl_GetString(setup));
+    if (Tcl_EvalEx(interp, "::mqlink::ServerScript", -1, TCL_EVAL_GLOBAL) == TCL_OK)
+        sd->script = dup(Tcl_GetString(Tcl_GetObjResult(interp)));
+    r = Tcl_ObjPrintf("::info object class {%s}",
+                      Tcl_GetString(Tcl_GetObjectName(interp, self->obj)));
+    Tcl_IncrRefCount(r);
+    n = Tcl_EvalObjEx(interp, r, TCL_EVAL_GLOBAL);
+    Tcl_DecrRefCount(r);
+    if (n != TCL_OK)
+        goto error;
+    sd->cls = dup(Tcl_GetString(Tcl_GetObjResult(interp)));
+    Tcl_ResetResult(interp);
+    MqConfigSetServerSetup(self->c, setup_call, sd, setup_free);
+    MqConfigSetFactory(self->c, factory, sd, NULL); /* freed with the setup */
+    return TCL_OK;
+error:
+    setup_free(sd);
+    if (!*Tcl_GetString(Tcl_GetObjResult(interp)))
+        Tcl_SetObjResult(interp, Tcl_NewStringObj("ConfigSetServerSetup: empty setup", -1));
+    return TCL_ERROR;
+}
+
+int
+mqtcl_rt_MqContextC_ConfigSetServerSetup(Tcl_Interp *interp, mqtcl_obj *self, int objc,
+                                         Tcl_Obj *const objv[])
+{
+    if (objc != 1)
+        return mqtcl_wrong_args(interp, "ConfigSetServerSetup", "setup");
+    return set_server_setup(interp, self, objv[0]);
+}
+
+int
+mqtcl_auto_setup(Tcl_Interp *interp, mqtcl_obj *self)
+{
+    Tcl_Obj *cmd;
+    int rc, has = 0;
+
+    if (in_factory)
+        return TCL_OK;
+    cmd = Tcl_ObjPrintf("::mqlink::HasSetup {%s}",
+                        Tcl_GetString(Tcl_GetObjectName(interp, self->obj)));
+    Tcl_IncrRefCount(cmd);
+    rc = Tcl_EvalObjEx(interp, cmd, TCL_EVAL_GLOBAL);
+    Tcl_DecrRefCount(cmd);
+    if (rc != TCL_OK || Tcl_GetBooleanFromObj(interp, Tcl_GetObjResult(interp), &has) != TCL_OK)
+        return TCL_ERROR;
+    Tcl_ResetResult(interp);
+    if (!has)
+        return TCL_OK;
+    cmd = Tcl_NewStringObj("my ServerSetup", -1);
+    Tcl_IncrRefCount(cmd);
+    rc = set_server_setup(interp, self, cmd);
+    Tcl_DecrRefCount(cmd);
+    return rc;
+}
+
+int
+mqtcl_callback_init(Tcl_Interp *interp)
+{
+    static const char helpers[] =
+        "namespace eval ::mqlink {\n"
+        "  if {![info exists thread]} {variable thread 0}\n"
+        "  proc HasSetup {obj} {\n"
+        "    expr {\"ServerSetup\" in [info object methods $obj -all -private]}\n"
+        "  }\n"
+        "  proc ServerScript {} {\n"
+        "    set s [info script]\n"
+        "    if {$s eq \"\" && [info exists ::argv0]} {set s $::argv0}\n"
+        "    if {$s eq \"\"} {return \"\"}\n"
+        "    file normalize $s\n"
+        "  }\n"
+        "}\n";
+    static int hooks;
+
+    mqtcl_convert_init();
+    if (!hooks) {
+        hooks = 1;
+        MqSetThreadHooks(thread_start, thread_end);
+    }
+    return Tcl_EvalEx(interp, helpers, -1, TCL_EVAL_GLOBAL);
+}

@@ -1,0 +1,78 @@
+# wrappers/tcl/local.mk — the Tcl extension (package mqlink), its perfserver
+# and perffloor-tcl, its tests; included from wrappers/local.mk.
+#
+# Installed as $(libdir)/tcl/mqlink/{libmqlinktcl.so,pkgIndex.tcl}: tclsh
+# finds it with TCLLIBPATH=$(libdir)/tcl (perfserver.tcl adds the directory
+# to auto_path itself).  The build tree has the same pair in wrappers/tcl/.
+
+EXTRA_DIST += wrappers/tcl/perfserver.tcl wrappers/tcl/pkgIndex.tcl.in \
+	wrappers/tcl/buffer_test.tcl \
+	tests/interop/tclclient.tcl tests/interop/tclserver.tcl
+
+if WITH_TCL
+tclpkgdir = $(libdir)/tcl/mqlink
+MQTCL_EXT = wrappers/tcl/libmqlinktcl.so
+
+wrappers/tcl/gen/glue.c: $(MQGEN_DEPS)
+	$(AM_V_GEN)$(MKDIR_P) wrappers/tcl/gen && $(MQGEN) $(MQAPI) tcl-glue $@
+wrappers/tcl/gen/glue.h: $(MQGEN_DEPS)
+	$(AM_V_GEN)$(MKDIR_P) wrappers/tcl/gen && $(MQGEN) $(MQAPI) tcl-h $@
+BUILT_SOURCES += wrappers/tcl/gen/glue.c wrappers/tcl/gen/glue.h
+
+# The extension's objects, always position independent (perf-aggressive
+# links the static libmqlink and libmkkernel, built --with-pic, into it).
+noinst_LTLIBRARIES += wrappers/tcl/libmqtcl.la
+wrappers_tcl_libmqtcl_la_SOURCES = \
+	wrappers/tcl/runtime.c \
+	wrappers/tcl/convert.c \
+	wrappers/tcl/buffer.c \
+	wrappers/tcl/callback.c \
+	wrappers/tcl/runtime.h \
+	wrappers/tcl/module.h
+nodist_wrappers_tcl_libmqtcl_la_SOURCES = wrappers/tcl/gen/glue.c wrappers/tcl/gen/glue.h
+wrappers_tcl_libmqtcl_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/wrappers/tcl \
+	-I$(top_builddir)/wrappers/tcl $(TCL_CPPFLAGS) -DUSE_TCL_STUBS -DUSE_TCLOO_STUBS \
+	-DMQTCL_VERSION='"$(PACKAGE_VERSION)"'
+wrappers_tcl_libmqtcl_la_CFLAGS = $(AM_CFLAGS) -fPIC -fvisibility=hidden
+
+# A plain shared object loaded with `load` (libtool would add a version and
+# refuse -shared in static-only builds), linked against the stub library.
+MQTCL_LIBS = -L$(top_builddir)/link/.libs -L$(top_builddir)/kernel/.libs -lmqlink -lmkkernel \
+	$(SQLITE3_LIBS) $(LIBCONFIG_LIBS) $(THREAD_LIBS) -lm $(TCL_STUB_LIBS)
+$(MQTCL_EXT): wrappers/tcl/libmqtcl.la link/libmqlink.la kernel/libmkkernel.la
+	$(AM_V_CCLD)$(CC) -shared $(CFLAGS) $(BINDNOW_LDFLAGS) $(LDFLAGS) -o $@ \
+	  -Wl,--whole-archive wrappers/tcl/.libs/libmqtcl.a -Wl,--no-whole-archive \
+	  $(MQTCL_LIBS) -Wl,-rpath,$(libdir)
+
+wrappers/tcl/pkgIndex.tcl: $(top_srcdir)/wrappers/tcl/pkgIndex.tcl.in Makefile
+	$(AM_V_GEN)$(MKDIR_P) wrappers/tcl && \
+	  sed -e 's|%VERSION%|$(PACKAGE_VERSION)|' $< > $@
+
+# The perfserver as installed: it finds the installed package by itself.
+wrappers/tcl/inst/perfserver.tcl: $(top_srcdir)/wrappers/tcl/perfserver.tcl
+	$(AM_V_GEN)$(MKDIR_P) wrappers/tcl/inst && \
+	  sed -e 's|^# @MQLINK_TCLLIB@|lappend auto_path {$(libdir)/tcl}|' $< > $@
+
+# C calling the empty service through Tcl_EvalObjv: the one-way floor.
+bin_PROGRAMS += wrappers/tcl/perffloor-tcl
+wrappers_tcl_perffloor_tcl_SOURCES = wrappers/tcl/perffloor.c
+wrappers_tcl_perffloor_tcl_CPPFLAGS = $(AM_CPPFLAGS) $(TCL_CPPFLAGS) \
+	-DMQTCL_PERFSERVER='"$(pkgdatadir)/perfserver.tcl"' -DMQTCL_LIBDIR='"$(libdir)/tcl"'
+wrappers_tcl_perffloor_tcl_LDADD = $(TCL_LIBS)
+
+tclpkg_DATA = wrappers/tcl/pkgIndex.tcl
+nodist_tclpkg_DATA = $(MQTCL_EXT)
+nodist_pkgdata_DATA = wrappers/tcl/inst/perfserver.tcl
+CLEANFILES += $(MQTCL_EXT) wrappers/tcl/pkgIndex.tcl wrappers/tcl/inst/perfserver.tcl \
+	wrappers/tcl/gen/glue.c wrappers/tcl/gen/glue.h wrappers/tcl/tcl-buffer.sh
+
+# Tests: each runs the build tree's package (TCLLIBPATH=wrappers/tcl).
+MQTCL_TEST_ENV = $(INTEROP_ENV)
+WRAPPER_TCL_TESTS = wrappers/tcl/tcl-buffer.sh
+$(WRAPPER_TCL_TESTS): wrappers/tcl/tcl-%.sh: Makefile
+	$(AM_V_GEN)$(MKDIR_P) wrappers/tcl && { echo '$(MQTCL_TEST_ENV)'; \
+	  echo 'exec $(TCLSH) $(abs_top_srcdir)/wrappers/tcl/$*_test.tcl'; } > $@ && chmod +x $@
+check_DATA = $(MQTCL_EXT) wrappers/tcl/pkgIndex.tcl
+TESTS += $(WRAPPER_TCL_TESTS)
+nodist_check_SCRIPTS += $(WRAPPER_TCL_TESTS)
+endif

@@ -1,0 +1,43 @@
+/* module.h — shared by the hand-written runtime files of the Tcl binding:
+ * the per-interpreter state and the object layer.  The generated glue sees
+ * runtime.h only. */
+#ifndef MQTCL_MODULE_H
+#define MQTCL_MODULE_H
+
+#include "runtime.h"
+
+#ifndef MQTCL_VERSION
+#define MQTCL_VERSION "1.0"
+#endif
+
+/* Per interpreter (assoc data "mqlink"): each interpreter has its own
+ * classes, and an interpreter belongs to one thread. */
+typedef struct mqtcl_state {
+    Tcl_Class classes[MQTCL_CLASS_COUNT];
+    Tcl_ThreadId thread;
+    Tcl_HashTable overrides; /* Tcl_Class -> unsigned char[] (see overrides()) */
+    Tcl_HashTable tls;       /* C object of a tls ctor -> its mqtcl_obj */
+} mqtcl_state;
+
+mqtcl_state *mqtcl_state_of(Tcl_Interp *interp);
+/* The mqlink state of a TclOO object, or NULL. */
+mqtcl_obj *mqtcl_self(Tcl_Object o);
+/* The TclOO object named o, or NULL (and interp's result untouched). */
+Tcl_Object mqtcl_object_of(Tcl_Interp *interp, Tcl_Obj *o);
+/* A new object of tcls (a subclass of class cls; NULL: cls itself) around
+ * c; owned: the object frees c.  Its name is the result. */
+int mqtcl_new_object_of(Tcl_Interp *interp, Tcl_Class tcls, int cls, void *c, int owned);
+/* Set up the package in interp; idempotent. */
+int mqtcl_init_interp(Tcl_Interp *interp);
+
+/* convert.c: find Tcl's own value types once. */
+void mqtcl_convert_init(void);
+
+/* callback.c */
+void mqtcl_ctx_destroyed(MqContextC *ctx, void *data);
+int mqtcl_callback_init(Tcl_Interp *interp);
+/* A new context object whose class has a ServerSetup method becomes a
+ * server: its setup runs that method on every new instance. */
+int mqtcl_auto_setup(Tcl_Interp *interp, mqtcl_obj *self);
+
+#endif

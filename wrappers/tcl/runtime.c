@@ -1,0 +1,478 @@
+/* runtime.c — the mqlink Tcl package: its TclOO classes, object lifetime and
+ * initialisation.  Methods come from the generated glue (gen/glue.c).
+ *
+ * Who owns what: an object of a plain class (MkBufferC, MkBufferStreamC,
+ * MkBufferListC, MqConfigFileC) frees its C object when it is destroyed
+ * (`$obj Delete` or `$obj destroy`), unless a tls ctor made it: the thread
+ * owns those, and the same C object always comes back as the same Tcl
+ * object.  A context object and its C context point at each other; the C
+ * context's destroy callback clears the object's pointer whoever deletes the
+ * context (Delete, a parent's delete, the library ending a server instance),
+ * so a stale object raises "the context was deleted" instead of touching
+ * freed memory, and a server instance's object goes with its context. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "module.h"
+
+/* ------------------------------------------------------------- metadata */
+
+static void meta_delete(ClientData data);
+
+static const Tcl_ObjectMetadataType meta_type = {
+    TCL_OO_METADATA_VERSION_CURRENT, "mqlink", meta_delete, NULL};
+
+mqtcl_obj *
+mqtcl_self(Tcl_Object o)
+{
+    return o ? Tcl_ObjectGetMetadata(o, &meta_type) : NULL;
+}
+
+/* The TclOO object named o, or NULL (and interp's result untouched). */
+Tcl_Object
+mqtcl_object_of(Tcl_Interp *interp, Tcl_Obj *o)
+{
+    Tcl_Obj *keep = Tcl_GetObjResult(interp);
+    Tcl_Object obj;
+
+    Tcl_IncrRefCount(keep);
+    if (!(obj = Tcl_GetObjectFromObj(interp, o)))
+        Tcl_SetObjResult(interp, keep);
+    Tcl_DecrRefCount(keep);
+    return obj;
+}
+
+static void
+meta_delete(ClientData data)
+{
+    mqtcl_obj *self = data;
+    mqtcl_state *st = mqtcl_state_of(self->interp);
+
+    if (self->c && mqtcl_classes[self->cls].subclass) {
+        MqContextC *ctx = self->c;
+        self->c = NULL;
+        MqContextSetDestroyCallback(ctx, NULL, NULL);
+        MqContextSetUserData(ctx, NULL);
+        if (!self->lib_owned)
+            MqContextDelete(ctx);
+    } else if (self->c && self->owned) {
+        mqtcl_classes[self->cls].destroy(self->c);
+    } else if (self->c && st) {
+        Tcl_HashEntry *e = Tcl_FindHashEntry(&st->tls, self->c);
+        if (e && Tcl_GetHashValue(e) == self)
+            Tcl_DeleteHashEntry(e);
+    }
+    if (self->my)
+        Tcl_DecrRefCount(self->my);
+    ckfree(self);
+}
+
+/* Runs at the start of MqContextDelete, whoever calls it. */
+void
+mqtcl_ctx_destroyed(MqContextC *ctx, void *data)
+{
+    mqtcl_obj *self = data;
+
+    MqContextSetUserData(ctx, NULL);
+    self->c = NULL;
+    if (self->lib_owned && !Tcl_InterpDeleted(self->interp))
+        Tcl_DeleteCommandFromToken(self->interp, Tcl_GetObjectCommand(self->obj));
+}
+
+/* ----------------------------------------------------------- dispatch */
+
+static int
+not_ready(Tcl_Interp *interp, mqtcl_obj *self, const char *name)
+{
+    if (!self)
+        Tcl_SetObjResult(interp, Tcl_ObjPrintf("%s: the object has no mqlink state (a "
+                                               "constructor that did not call next?)", name));
+    else
+        Tcl_SetObjResult(interp, Tcl_ObjPrintf("%s: the context was deleted", name));
+    Tcl_SetErrorCode(interp, "MK", "101", NULL);
+    return TCL_ERROR;
+}
+
+/* A method through TclOO: `$obj SendI32 5`, `next`, a forward. */
+static int
+method_call(ClientData cd, Tcl_Interp *interp, Tcl_ObjectContext oc, int objc,
+            Tcl_Obj *const objv[])
+{
+    const mqtcl_method *m = cd;
+    mqtcl_obj *self = mqtcl_self(Tcl_ObjectContextObject(oc));
+    int skip = Tcl_ObjectContextSkippedArgs(oc);
+
+    if (!self || !self->c)
+        return not_ready(interp, self, m->name);
+    return m->fn(interp, self, objc - skip, objv + skip);
+}
+
+static const Tcl_MethodType method_type = {
+    TCL_OO_METHOD_VERSION_CURRENT, "mqlink method", method_call, NULL, NULL};
+
+/* A context's `my`: the class's C methods straight from the static table,
+ * anything else (the user's methods, `my variable`, an override) through
+ * TclOO's own `my`. */
+static int
+fast_my(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
+{
+    mqtcl_obj *self = cd;
+    const mqtcl_method *t = mqtcl_classes[self->cls].methods;
+    int i;
+
+    if (objc >= 2 &&
+        Tcl_GetIndexFromObjStruct(NULL, objv[1], t, sizeof *t, "method", TCL_EXACT, &i) ==
+            TCL_OK &&
+        !(self->overridden && self->overridden[i])) {
+        if (!self->c)
+            return not_ready(interp, self, t[i].name);
+        return t[i].fn(interp, self, objc - 2, objv + 2);
+    }
+    return self->oo_my(self->oo_my_data, interp, objc, objv);
+}
+
+/* The class mqtcl_new_object_of is instantiating (NULL: unknown). */
+static _Thread_local Tcl_Class pending_class;
+
+/* The mqlink methods the object's class (or a filter) takes over from the
+ * base class: those keep going through TclOO.  Worked out once per class
+ * (the cache is keyed by the class), so a new server instance pays a hash
+ * lookup. */
+static const unsigned char *
+overrides(Tcl_Interp *interp, mqtcl_state *st, mqtcl_obj *self)
+{
+    const mqtcl_method *t = mqtcl_classes[self->cls].methods;
+    Tcl_Class cls = pending_class;
+    Tcl_Obj *cmd[3], *list, **v;
+    Tcl_HashEntry *e;
+    unsigned char *ov;
+    int isnew, n = 0, c, rc;
+
+    if (!cls) {
+        Tcl_Obj *q = Tcl_ObjPrintf("::info object class {%s}",
+                                   Tcl_GetString(Tcl_GetObjectName(interp, self->obj)));
+        Tcl_Object co;
+        Tcl_IncrRefCount(q);
+        rc = Tcl_EvalObjEx(interp, q, TCL_EVAL_GLOBAL);
+        Tcl_DecrRefCount(q);
+        if (rc != TCL_OK || !(co = Tcl_GetObjectFromObj(interp, Tcl_GetObjResult(interp))) ||
+            !(cls = Tcl_GetObjectAsClass(co)))
+            return NULL;
+    }
+    e = Tcl_CreateHashEntry(&st->overrides, (char *)cls, &isnew);
+    if (!isnew)
+        return Tcl_GetHashValue(e);
+    cmd[0] = Tcl_NewStringObj("::mqlink::Overrides", -1);
+    cmd[1] = Tcl_GetObjectName(interp, self->obj);
+    cmd[2] = Tcl_NewStringObj(mqtcl_classes[self->cls].name, -1);
+    for (int k = 0; k < 3; k++)
+        Tcl_IncrRefCount(cmd[k]);
+    rc = Tcl_EvalObjv(interp, 3, cmd, TCL_EVAL_GLOBAL);
+    for (int k = 0; k < 3; k++)
+        Tcl_DecrRefCount(cmd[k]);
+    list = Tcl_GetObjResult(interp);
+    if (rc != TCL_OK || Tcl_ListObjGetElements(interp, list, &c, &v) != TCL_OK) {
+        Tcl_DeleteHashEntry(e);
+        return NULL;
+    }
+    while (t[n].name)
+        n++;
+    ov = (unsigned char *)ckalloc(n + 1);
+    memset(ov, 0, n + 1);
+    for (int k = 1; k < c; k++) {
+        int i;
+        if (Tcl_GetIndexFromObjStruct(NULL, v[k], t, sizeof *t, "method", TCL_EXACT, &i) ==
+            TCL_OK)
+            ov[i] = 1;
+    }
+    Tcl_SetHashValue(e, ov);
+    Tcl_ResetResult(interp);
+    return ov;
+}
+
+/* Give a context object its fast `my`, keeping TclOO's as the fallback. */
+static int
+install_my(Tcl_Interp *interp, mqtcl_state *st, mqtcl_obj *self)
+{
+    Tcl_Namespace *ns = Tcl_GetObjectNamespace(self->obj);
+    Tcl_CmdInfo info;
+
+    self->my = Tcl_ObjPrintf("%s::my", ns->fullName);
+    Tcl_IncrRefCount(self->my);
+    if (!Tcl_GetCommandInfo(interp, Tcl_GetString(self->my), &info))
+        return TCL_OK; /* no `my`: nothing to speed up */
+    self->overridden = overrides(interp, st, self);
+    if (!self->overridden && Tcl_GetObjResult(interp) && *Tcl_GetString(Tcl_GetObjResult(interp)))
+        return TCL_ERROR;
+    /* Keep TclOO's command under another name; a new `my` takes its place. */
+    {
+        Tcl_Obj *old = Tcl_ObjPrintf("%s::my", ns->fullName);
+        Tcl_Obj *keep = Tcl_ObjPrintf("%s::mqlink.my", ns->fullName);
+        Tcl_Obj *cmd[3] = {Tcl_NewStringObj("::rename", -1), old, keep};
+        int rc;
+        for (int k = 0; k < 3; k++)
+            Tcl_IncrRefCount(cmd[k]);
+        rc = Tcl_EvalObjv(interp, 3, cmd, TCL_EVAL_GLOBAL);
+        if (rc == TCL_OK && Tcl_GetCommandInfo(interp, Tcl_GetString(keep), &info)) {
+            self->oo_my = info.objProc;
+            self->oo_my_data = info.objClientData;
+            Tcl_CreateObjCommand(interp, Tcl_GetString(self->my), fast_my, self, NULL);
+            /* callbacks (`my ECUL`) go to TclOO's `my` directly */
+            Tcl_DecrRefCount(self->my);
+            self->my = keep;
+            Tcl_IncrRefCount(self->my);
+        }
+        for (int k = 0; k < 3; k++)
+            Tcl_DecrRefCount(cmd[k]);
+        Tcl_ResetResult(interp);
+        return rc;
+    }
+}
+
+/* ------------------------------------------------------------- objects */
+
+/* What the next constructor adopts instead of creating a C object. */
+static _Thread_local struct {
+    void *c;
+    int owned;
+} pending;
+
+/* The constructor of every mqlink class: a new C object (no arguments), or
+ * the one mqtcl_new_object is wrapping. */
+static int
+ctor_call(ClientData cd, Tcl_Interp *interp, Tcl_ObjectContext oc, int objc,
+          Tcl_Obj *const objv[])
+{
+    int cls = (int)(intptr_t)cd;
+    const mqtcl_class *k = &mqtcl_classes[cls];
+    mqtcl_state *st = mqtcl_state_of(interp);
+    Tcl_Object o = Tcl_ObjectContextObject(oc);
+    mqtcl_obj *self;
+    void *c = pending.c;
+    int owned = c ? pending.owned : 1;
+
+    pending.c = NULL;
+    if (objc > Tcl_ObjectContextSkippedArgs(oc)) {
+        Tcl_SetObjResult(interp, Tcl_ObjPrintf("%s: the constructor takes no arguments", k->name));
+        return TCL_ERROR;
+    }
+    if (mqtcl_self(o))
+        return TCL_OK; /* a second `next` */
+    if (!c && !(c = k->subclass ? (void *)MqContextCreate() : k->create())) {
+        Tcl_SetObjResult(interp, Tcl_ObjPrintf("%s: out of memory", k->name));
+        return TCL_ERROR;
+    }
+    self = (mqtcl_obj *)ckalloc(sizeof *self);
+    memset(self, 0, sizeof *self);
+    self->c = c;
+    self->obj = o;
+    self->interp = interp;
+    self->cls = cls;
+    self->owned = owned;
+    Tcl_ObjectSetMetadata(o, &meta_type, self);
+    if (!k->subclass)
+        return TCL_OK;
+    MqContextSetUserData(c, self);
+    MqContextSetDestroyCallback(c, mqtcl_ctx_destroyed, self);
+    if (install_my(interp, st, self) != TCL_OK)
+        return TCL_ERROR;
+    return mqtcl_auto_setup(interp, self);
+}
+
+static const Tcl_MethodType ctor_type = {
+    TCL_OO_METHOD_VERSION_CURRENT, "mqlink constructor", ctor_call, NULL, NULL};
+
+/* A new object of class cls (the mqlink class, or the context's subclass
+ * in tcls when not NULL) around c; its name is the result. */
+int
+mqtcl_new_object_of(Tcl_Interp *interp, Tcl_Class tcls, int cls, void *c, int owned)
+{
+    mqtcl_state *st = mqtcl_state_of(interp);
+    Tcl_Object o;
+
+    pending.c = c;
+    pending.owned = owned;
+    pending_class = tcls ? tcls : st->classes[cls];
+    o = Tcl_NewObjectInstance(interp, pending_class, NULL, NULL, 0, NULL, 0);
+    pending_class = NULL;
+    if (pending.c || (o && !mqtcl_self(o))) {
+        /* the constructor never ran ours: nothing adopted c */
+        pending.c = NULL;
+        if (o)
+            Tcl_DeleteCommandFromToken(interp, Tcl_GetObjectCommand(o));
+        if (owned && c)
+            mqtcl_classes[cls].subclass ? MqContextDelete(c) : mqtcl_classes[cls].destroy(c);
+        if (o)
+            Tcl_SetObjResult(interp, Tcl_ObjPrintf("%s: a constructor did not call next",
+                                                   mqtcl_classes[cls].name));
+        return TCL_ERROR;
+    }
+    if (!o)
+        return TCL_ERROR;
+    Tcl_SetObjResult(interp, Tcl_GetObjectName(interp, o));
+    return TCL_OK;
+}
+
+int
+mqtcl_new_object(Tcl_Interp *interp, int cls, void *c, int owned)
+{
+    mqtcl_state *st = mqtcl_state_of(interp);
+    Tcl_HashEntry *e;
+    int isnew;
+
+    if (!c) {
+        Tcl_SetObjResult(interp, Tcl_ObjPrintf("%s: out of memory", mqtcl_classes[cls].name));
+        return TCL_ERROR;
+    }
+    if (owned)
+        return mqtcl_new_object_of(interp, NULL, cls, c, 1);
+    /* a thread's object: the same C object is the same Tcl object */
+    e = Tcl_CreateHashEntry(&st->tls, c, &isnew);
+    if (!isnew) {
+        mqtcl_obj *self = Tcl_GetHashValue(e);
+        Tcl_SetObjResult(interp, Tcl_GetObjectName(interp, self->obj));
+        return TCL_OK;
+    }
+    Tcl_DeleteHashEntry(e);
+    if (mqtcl_new_object_of(interp, NULL, cls, c, 0) != TCL_OK)
+        return TCL_ERROR;
+    e = Tcl_CreateHashEntry(&st->tls, c, &isnew);
+    Tcl_SetHashValue(e, mqtcl_self(Tcl_GetObjectFromObj(interp, Tcl_GetObjResult(interp))));
+    return TCL_OK;
+}
+
+int
+mqtcl_delete(Tcl_Interp *interp, mqtcl_obj *self)
+{
+    Tcl_DeleteCommandFromToken(interp, Tcl_GetObjectCommand(self->obj));
+    return TCL_OK;
+}
+
+/* The class-level methods (ctors): `MkBufferStreamC CreateTLS name`. */
+static int
+class_call(ClientData cd, Tcl_Interp *interp, Tcl_ObjectContext oc, int objc,
+           Tcl_Obj *const objv[])
+{
+    const mqtcl_ctor *m = cd;
+    int skip = Tcl_ObjectContextSkippedArgs(oc);
+    return m->fn(interp, objc - skip, objv + skip);
+}
+
+static const Tcl_MethodType class_type = {
+    TCL_OO_METHOD_VERSION_CURRENT, "mqlink class method", class_call, NULL, NULL};
+
+/* ---------------------------------------------------------------- state */
+
+static void
+state_free(ClientData cd, Tcl_Interp *interp)
+{
+    mqtcl_state *st = cd;
+    Tcl_HashSearch s;
+
+    for (Tcl_HashEntry *e = Tcl_FirstHashEntry(&st->overrides, &s); e; e = Tcl_NextHashEntry(&s))
+        ckfree(Tcl_GetHashValue(e));
+    Tcl_DeleteHashTable(&st->overrides);
+    Tcl_DeleteHashTable(&st->tls);
+    ckfree(st);
+}
+
+mqtcl_state *
+mqtcl_state_of(Tcl_Interp *interp)
+{
+    return Tcl_GetAssocData(interp, "mqlink", NULL);
+}
+
+/* Helpers in Tcl: the override check runs once per class. */
+static const char helpers[] =
+    "namespace eval ::mqlink {\n"
+    "  proc Overrides {obj base} {\n"
+    "    set cls [info object class $obj]\n"
+    "    set r [list $cls]\n"
+    "    if {$cls eq \"::$base\"} {return $r}\n"
+    "    foreach m [info class methods ::$base -private] {\n"
+    "      if {[lindex [info class call $cls $m] 0 2] ne \"::$base\"} {lappend r $m}\n"
+    "    }\n"
+    "    return $r\n"
+    "  }\n"
+    "}\n";
+
+static int
+make_class(Tcl_Interp *interp, mqtcl_state *st, int i)
+{
+    const mqtcl_class *k = &mqtcl_classes[i];
+    Tcl_Obj *name = Tcl_ObjPrintf("::oo::class create ::%s", k->name);
+    Tcl_Object co;
+    Tcl_Class cls;
+    int rc;
+
+    Tcl_IncrRefCount(name);
+    rc = Tcl_EvalObjEx(interp, name, TCL_EVAL_GLOBAL);
+    Tcl_DecrRefCount(name);
+    if (rc != TCL_OK || !(co = Tcl_GetObjectFromObj(interp, Tcl_GetObjResult(interp))))
+        return TCL_ERROR;
+    cls = Tcl_GetObjectAsClass(co);
+    st->classes[i] = cls;
+    Tcl_ClassSetConstructor(interp, cls,
+                            Tcl_NewMethod(interp, cls, NULL, 1, &ctor_type, (void *)(intptr_t)i));
+    for (const mqtcl_method *m = k->methods; m->name; m++)
+        Tcl_NewMethod(interp, cls, Tcl_NewStringObj(m->name, -1), 1, &method_type, (void *)m);
+    for (const mqtcl_ctor *m = k->ctors; m && m->name; m++)
+        Tcl_NewInstanceMethod(interp, co, Tcl_NewStringObj(m->name, -1), 1, &class_type,
+                              (void *)m);
+    return TCL_OK;
+}
+
+/* Set up the package in interp (the main one, or a --thread instance's). */
+int
+mqtcl_init_interp(Tcl_Interp *interp)
+{
+    mqtcl_state *st;
+    Tcl_Namespace *ns;
+
+    if (mqtcl_state_of(interp))
+        return TCL_OK;
+    st = (mqtcl_state *)ckalloc(sizeof *st);
+    memset(st, 0, sizeof *st);
+    st->thread = Tcl_GetCurrentThread();
+    Tcl_InitHashTable(&st->overrides, TCL_ONE_WORD_KEYS);
+    Tcl_InitHashTable(&st->tls, TCL_ONE_WORD_KEYS);
+    Tcl_SetAssocData(interp, "mqlink", state_free, st);
+    if (Tcl_EvalEx(interp, helpers, -1, TCL_EVAL_GLOBAL) != TCL_OK)
+        return TCL_ERROR;
+    if (!(ns = Tcl_FindNamespace(interp, "::mqlink", NULL, TCL_GLOBAL_ONLY)))
+        return TCL_ERROR;
+    for (int i = 0; i < MQTCL_CLASS_COUNT; i++)
+        if (make_class(interp, st, i) != TCL_OK)
+            return TCL_ERROR;
+    /* constants: variables of ::mqlink ($mqlink::MK_ERR_RANGE); WAIT
+     * arguments also take the names themselves (MQ_WAIT_FOREVER) */
+    for (const mqtcl_const *c = mqtcl_consts; c->name; c++) {
+        Tcl_Obj *n = Tcl_ObjPrintf("::mqlink::%s", c->name);
+        Tcl_Obj *v;
+        Tcl_IncrRefCount(n);
+        v = Tcl_ObjSetVar2(interp, n, NULL, Tcl_NewWideIntObj(c->value), TCL_LEAVE_ERR_MSG);
+        Tcl_DecrRefCount(n);
+        if (!v)
+            return TCL_ERROR;
+    }
+    for (const mqtcl_function *f = mqtcl_functions; f->name; f++) {
+        Tcl_Obj *n = Tcl_ObjPrintf("::mqlink::%s", f->name);
+        Tcl_IncrRefCount(n);
+        Tcl_CreateObjCommand(interp, Tcl_GetString(n), f->fn, NULL, NULL);
+        Tcl_DecrRefCount(n);
+    }
+    if (Tcl_Export(interp, ns, "*", 0) != TCL_OK)
+        return TCL_ERROR;
+    return mqtcl_callback_init(interp);
+}
+
+/* The package's entry point: `load libmqlinktcl.so Mqlink`. */
+__attribute__((visibility("default"))) int
+Mqlink_Init(Tcl_Interp *interp)
+{
+    if (!Tcl_InitStubs(interp, "8.6", 0) || !Tcl_OOInitStubs(interp))
+        return TCL_ERROR;
+    if (mqtcl_init_interp(interp) != TCL_OK)
+        return TCL_ERROR;
+    return Tcl_PkgProvide(interp, "mqlink", MQTCL_VERSION);
+}

@@ -1,0 +1,190 @@
+/* runtime.h — the hand-written part of the Tcl binding: the objects behind
+ * the TclOO classes, argument conversion, errors, callbacks into Tcl and
+ * server-instance creation.  The generated glue (gen/glue.c) calls only what
+ * is declared here and the C API itself.
+ *
+ * Shape (wrappers/api/README.md, Tcl column): every class of the description
+ * is a TclOO class of the same name whose methods are C methods; a method
+ * is one function of the glue, `int fn(interp, self, objc, objv)` with objv
+ * holding the method's arguments only.  The same function is reached two
+ * ways: through TclOO (`$obj SendI32 5`, `next`, introspection, overrides)
+ * and, for contexts, through the context's own `my`, which the runtime
+ * replaces by a C command that picks the method from the class's static
+ * table with Tcl_GetIndexFromObjStruct (tclsqlite.c's shape) and hands
+ * anything else to TclOO's `my`.  A service's `my ReadI32` so costs one
+ * object-command dispatch, not a TclOO method call. */
+#ifndef MQTCL_RUNTIME_H
+#define MQTCL_RUNTIME_H
+
+#include <stdint.h>
+#include <tcl.h>
+#include <tclOO.h>
+
+#include <mqlink.h>
+
+/* One wrapper object: the metadata of a TclOO object of an mqlink class. */
+typedef struct mqtcl_obj {
+    void *c;              /* the C object; NULL once the C side is gone */
+    Tcl_Object obj;       /* the TclOO object */
+    Tcl_Interp *interp;   /* the interpreter the object lives in */
+    int cls;              /* MQTCL_CLASS_* */
+    int owned;            /* the wrapper frees c (not for tls objects) */
+    /* contexts only */
+    int lib_owned;        /* a server instance: the library deletes the context */
+    Tcl_Obj *my;          /* the fully qualified name of TclOO's own `my` */
+    Tcl_ObjCmdProc *oo_my;        /* ... and its implementation */
+    ClientData oo_my_data;
+    const unsigned char *overridden; /* per method index: the class overrides it */
+} mqtcl_obj;
+
+/* A method of the glue: objv holds its arguments (without object and name). */
+typedef int mqtcl_fn(Tcl_Interp *interp, mqtcl_obj *self, int objc, Tcl_Obj *const objv[]);
+/* A class-level method (a ctor: `MkBufferStreamC CreateTLS name`). */
+typedef int mqtcl_cfn(Tcl_Interp *interp, int objc, Tcl_Obj *const objv[]);
+/* A module function (`mqlink::MkTypeName 3`). */
+typedef int mqtcl_mfn(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[]);
+
+/* Tables end with a NULL name; name first, for Tcl_GetIndexFromObjStruct. */
+typedef struct {
+    const char *name;
+    mqtcl_fn *fn;
+} mqtcl_method;
+
+typedef struct {
+    const char *name;
+    mqtcl_cfn *fn;
+} mqtcl_ctor;
+
+typedef struct {
+    const char *name;
+    mqtcl_mfn *fn;
+} mqtcl_function;
+
+typedef struct {
+    const char *name;
+    long value;
+} mqtcl_const;
+
+/* A class of the description.  create/destroy: the argument-free ctor and
+ * the free function (plain classes; the context's are in the runtime). */
+typedef struct {
+    const char *name;
+    const char *doc;
+    const mqtcl_method *methods;
+    const mqtcl_ctor *ctors;
+    void *(*create)(void);
+    void (*destroy)(void *c);
+    int subclass; /* MqContextC: user data, destroy callback, factory */
+} mqtcl_class;
+
+/* The generated tables (gen/glue.c): classes by MQTCL_CLASS_* index
+ * (gen/glue.h), constants and module functions. */
+#include "gen/glue.h"
+
+extern const mqtcl_class mqtcl_classes[MQTCL_CLASS_COUNT];
+extern const mqtcl_const mqtcl_consts[];
+extern const mqtcl_function mqtcl_functions[];
+
+/* How long the library keeps a callback. */
+enum { MQTCL_SCOPE_NOTIFIED = 1, MQTCL_SCOPE_ONCE = 2 };
+
+/* ------------------------------------------------------------ arguments
+ * Each returns TCL_OK, or TCL_ERROR with the message in interp: fn is the
+ * method ("SendI8: 300 out of range for I8"). */
+int mqtcl_wrong_args(Tcl_Interp *interp, const char *fn, const char *args);
+int mqtcl_range_error(Tcl_Interp *interp, Tcl_Obj *o, const char *fn, const char *type);
+
+/* The range check inline: numbers never go through their string. */
+#define MQTCL_TO_INT(T, LO, HI)                                                         \
+    static inline int mqtcl_to_##T(Tcl_Interp *interp, Tcl_Obj *o, MK_##T *v,           \
+                                   const char *fn)                                      \
+    {                                                                                   \
+        Tcl_WideInt x = 0;                                                              \
+        if (Tcl_GetWideIntFromObj(interp, o, &x) != TCL_OK)                             \
+            return TCL_ERROR;                                                           \
+        if (x < (LO) || x > (HI)) {                                                     \
+            mqtcl_range_error(interp, o, fn, #T);                                       \
+            return TCL_ERROR;                                                           \
+        }                                                                               \
+        *v = (MK_##T)x;                                                                 \
+        return TCL_OK;                                                                  \
+    }
+MQTCL_TO_INT(I8, INT8_MIN, INT8_MAX)
+MQTCL_TO_INT(I16, INT16_MIN, INT16_MAX)
+MQTCL_TO_INT(I32, INT32_MIN, INT32_MAX)
+#undef MQTCL_TO_INT
+/* The whole I64 range, exact: Tcl 8.6 reads 2**63 .. 2**64-1 as wrapped. */
+int mqtcl_to_I64(Tcl_Interp *interp, Tcl_Obj *o, MK_I64 *v, const char *fn);
+/* NaN and the infinities included (Tcl_GetDoubleFromObj refuses NaN). */
+int mqtcl_to_DBL(Tcl_Interp *interp, Tcl_Obj *o, MK_DBL *v, const char *fn);
+int mqtcl_to_FLT(Tcl_Interp *interp, Tcl_Obj *o, MK_FLT *v, const char *fn);
+int mqtcl_to_BOL(Tcl_Interp *interp, Tcl_Obj *o, MK_BOL *v, const char *fn);
+/* An integer or a constant's name (MQ_WAIT_FOREVER). */
+int mqtcl_to_WAIT(Tcl_Interp *interp, Tcl_Obj *o, MqWaitE *v, const char *fn);
+int mqtcl_to_TYPE(Tcl_Interp *interp, Tcl_Obj *o, MkTypeE *v, const char *fn);
+/* UTF-8 text, borrowed from o or, when Tcl's internal form differs from
+ * UTF-8, from a per-thread scratch slot valid until a few calls later. */
+int mqtcl_to_STR(Tcl_Interp *interp, Tcl_Obj *o, const char **v, const char *fn);
+int mqtcl_to_TOKEN(Tcl_Interp *interp, Tcl_Obj *o, const char **v, const char *fn);
+/* A byte array, borrowed from o. */
+static inline int
+mqtcl_to_BIN(Tcl_Interp *interp, Tcl_Obj *o, const void **data, size_t *size, const char *fn)
+{
+    int n;
+    *data = Tcl_GetByteArrayFromObj(o, &n);
+    *size = (size_t)n;
+    return TCL_OK;
+}
+/* A buffer value (ReadBUF's result) or an MkBufferC object. */
+int mqtcl_to_BUF(Tcl_Interp *interp, Tcl_Obj *o, MkBufferC **v, const char *fn);
+/* An MqContextC object (of any subclass). */
+int mqtcl_to_CTX(Tcl_Interp *interp, Tcl_Obj *o, MqContextC **v, const char *fn);
+/* A list of words as a C argv (argv[0] = the program); mqtcl_argv_free it.
+ * A list that starts with an option or "@" is Tcl's $argv, without the
+ * program: $::argv0 goes first. */
+int mqtcl_to_ARGV(Tcl_Interp *interp, Tcl_Obj *o, int *argc, const char ***argv, const char *fn);
+void mqtcl_argv_free(int argc, const char **argv);
+/* A command prefix as the data of a C callback registration. */
+int mqtcl_to_CALLBACK(Tcl_Interp *interp, mqtcl_obj *self, Tcl_Obj *o, int scope, void **v,
+                      const char *fn);
+MkErrorE mqtcl_cb_call(MqContextC *ctx, void *data);
+void mqtcl_cb_free(void *data);
+
+/* -------------------------------------------------------------- results */
+static inline Tcl_Obj *
+mqtcl_from_int(Tcl_WideInt v)
+{
+    return Tcl_NewWideIntObj(v);
+}
+Tcl_Obj *mqtcl_from_DBL(double v);
+Tcl_Obj *mqtcl_from_STR(const char *s);
+static inline Tcl_Obj *
+mqtcl_from_BIN(const void *data, size_t size)
+{
+    return Tcl_NewByteArrayObj(data, (int)size);
+}
+/* A buffer value holding a copy of buf (borrowed from a stream or context). */
+Tcl_Obj *mqtcl_from_BUF(MkBufferC *buf);
+/* The object name of ctx's wrapper, or "" */
+Tcl_Obj *mqtcl_from_CTX(MqContextC *ctx);
+
+/* ------------------------------------------------------------- objects */
+/* Make a new TclOO object of class cls wrapping c and set it as the result;
+ * owned: the object frees c when it goes (else c is the thread's: a tls
+ * ctor, and the same c gives the same object). */
+int mqtcl_new_object(Tcl_Interp *interp, int cls, void *c, int owned);
+/* The dtor: destroy the TclOO object (its metadata frees the C object). */
+int mqtcl_delete(Tcl_Interp *interp, mqtcl_obj *self);
+
+/* --------------------------------------------------------------- errors
+ * Set the interp's result and -errorcode {MK code} from the C error and
+ * return TCL_ERROR; the error is reset. */
+int mqtcl_raise_kernel(Tcl_Interp *interp);
+int mqtcl_raise_ctx(Tcl_Interp *interp, MqContextC *ctx);
+int mqtcl_raise_null(Tcl_Interp *interp, const char *fn);
+
+/* Hand-written methods named in the description. */
+int mqtcl_rt_MqContextC_ConfigSetServerSetup(Tcl_Interp *interp, mqtcl_obj *self, int objc,
+                                             Tcl_Obj *const objv[]);
+
+#endif
