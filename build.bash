@@ -55,7 +55,7 @@ setup_vars() {
     check-asan)
         BUILD=$TOP/build/check-asan; PREFIX=$TOP/build/check-asan/inst
         CONFIG_ARGS=(CC=clang CXX=clang++ --enable-debug --enable-threads=yes --enable-sanitize
-                     --disable-shared --with-python=no --with-ruby=no --with-tcl=no) ;;
+                     --disable-shared --with-python=no --with-ruby=no --with-tcl=no --with-java=no) ;;
     perf-release)
         BUILD=$TOP/performance/gen/$TARGET/$SETUP/build; PREFIX=$TOP/performance/gen/$TARGET/$SETUP/inst
         CONFIG_ARGS=(--enable-shared=yes --enable-static=no --enable-threads=yes --enable-debug=no
