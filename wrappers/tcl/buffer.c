@@ -81,19 +81,39 @@ buf_string(Tcl_Obj *o)
     MkErrorReset(MkErrorDEFAULT());
 }
 
+/* The thread's last buffer value, one reference held here (a Tcl_Obj
+ * belongs to the thread that made it). */
+static _Thread_local Tcl_Obj *spare;
+
 Tcl_Obj *
 mqtcl_from_BUF(MkBufferC *buf)
 {
-    Tcl_Obj *o = Tcl_NewObj();
-    MkBufferC *copy = MkBufferDup(buf);
+    Tcl_Obj *o = spare;
+    MkBufferC *copy;
 
-    if (!copy)
+    if (o && !Tcl_IsShared(o) && o->typePtr == &buf_type && MkBufferCopy(BUF(o), buf) == MK_OK) {
+        Tcl_InvalidateStringRep(o);
+        return o;
+    }
+    o = Tcl_NewObj();
+    if (!(copy = MkBufferDup(buf)))
         return o;
     Tcl_InvalidateStringRep(o);
     o->internalRep.twoPtrValue.ptr1 = copy;
     o->internalRep.twoPtrValue.ptr2 = NULL;
     o->typePtr = &buf_type;
+    mqtcl_buf_release();
+    spare = o;
+    Tcl_IncrRefCount(spare);
     return o;
+}
+
+void
+mqtcl_buf_release(void)
+{
+    if (spare)
+        Tcl_DecrRefCount(spare);
+    spare = NULL;
 }
 
 int

@@ -86,6 +86,23 @@ case "reading the wrong type raises with the kernel's error code" {
     $b Delete
 }
 
+# ReadBUF reuses the thread's last buffer value when nothing holds it.
+case "a reused buffer value shows the new item, a kept one its own" {
+    set s [MkBufferStreamC new]
+    $s WriteSTR first
+    $s WriteI32 42
+    $s WriteSTR third
+    $s PosToStart
+    check {[$s ReadBUF] eq "first"} "first"
+    set v [$s ReadBUF]
+    check {$v == 42} "second read gave $v"
+    set kept [$s ReadBUF]
+    $s PosToStart
+    set again [$s ReadBUF]
+    check {$kept eq "third" && $again eq "first" && $v == 42} "$kept $again $v"
+    $s Delete
+}
+
 case "buffer values keep their type and free themselves" {
     set s [MkBufferStreamC new]
     $s WriteI16 7

@@ -37,14 +37,16 @@ typedef struct {
 static Tcl_Obj *
 resolve_my(Tcl_Interp *interp, mqtcl_obj *self)
 {
-    Tcl_Command cmd = Tcl_FindCommand(interp, "my", NULL, 0);
-    Tcl_CmdInfo info;
+    Tcl_Command cmd;
+    mqtcl_obj *owner;
     Tcl_Obj *name;
 
-    if (cmd && Tcl_GetCommandInfoFromToken(cmd, &info) && info.objClientData &&
-        mqtcl_self(((mqtcl_obj *)info.objClientData)->obj) == info.objClientData &&
-        ((mqtcl_obj *)info.objClientData)->my)
-        return ((mqtcl_obj *)info.objClientData)->my;
+    /* the usual case, a method of self registering its own service */
+    if (self && self->my && Tcl_GetCurrentNamespace(interp) == Tcl_GetObjectNamespace(self->obj))
+        return self->my;
+    cmd = Tcl_FindCommand(interp, "my", NULL, 0);
+    if ((owner = mqtcl_my_owner(cmd)) && owner->my)
+        return owner->my;
     if (!cmd && self && self->my) /* called from outside a method: the object's own */
         return self->my;
     if (!cmd)
@@ -237,6 +239,7 @@ static void
 thread_end(void)
 {
     if (thread_interp) {
+        mqtcl_buf_release();
         Tcl_DeleteInterp(thread_interp);
         thread_interp = NULL;
         Tcl_FinalizeThread();

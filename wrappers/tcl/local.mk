@@ -37,10 +37,13 @@ wrappers_tcl_libmqtcl_la_CFLAGS = $(AM_CFLAGS) -fPIC -fvisibility=hidden
 
 # A plain shared object loaded with `load` (libtool would add a version and
 # refuse -shared in static-only builds), linked against the stub library.
+# --exclude-libs: the static libmqlink/libmkkernel linked in (perf-aggressive)
+# stay private to the extension, which then exports Mqlink_Init only (the
+# whole C API would otherwise be exported again and bound at `load`).
 MQTCL_LIBS = -L$(top_builddir)/link/.libs -L$(top_builddir)/kernel/.libs -lmqlink -lmkkernel \
 	$(SQLITE3_LIBS) $(LIBCONFIG_LIBS) $(THREAD_LIBS) -lm $(TCL_STUB_LIBS)
 $(MQTCL_EXT): wrappers/tcl/libmqtcl.la link/libmqlink.la kernel/libmkkernel.la
-	$(AM_V_CCLD)$(CC) -shared $(CFLAGS) $(BINDNOW_LDFLAGS) $(LDFLAGS) -o $@ \
+	$(AM_V_CCLD)$(CC) -shared $(CFLAGS) $(BINDNOW_LDFLAGS) $(LDFLAGS) -Wl,--exclude-libs,libmqlink.a:libmkkernel.a -o $@ \
 	  -Wl,--whole-archive wrappers/tcl/.libs/libmqtcl.a -Wl,--no-whole-archive \
 	  $(MQTCL_LIBS) -Wl,-rpath,$(libdir)
 

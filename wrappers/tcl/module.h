@@ -17,11 +17,14 @@ typedef struct mqtcl_state {
     Tcl_ThreadId thread;
     Tcl_HashTable overrides; /* Tcl_Class -> unsigned char[] (see overrides()) */
     Tcl_HashTable tls;       /* C object of a tls ctor -> its mqtcl_obj */
+    Tcl_Obj *rename;         /* "::rename", for each new context's `my` */
 } mqtcl_state;
 
 mqtcl_state *mqtcl_state_of(Tcl_Interp *interp);
 /* The mqlink state of a TclOO object, or NULL. */
 mqtcl_obj *mqtcl_self(Tcl_Object o);
+/* The context whose fast `my` cmd is, or NULL (another command, NULL). */
+mqtcl_obj *mqtcl_my_owner(Tcl_Command cmd);
 /* The TclOO object named o, or NULL (and interp's result untouched). */
 Tcl_Object mqtcl_object_of(Tcl_Interp *interp, Tcl_Obj *o);
 /* A new object of tcls (a subclass of class cls; NULL: cls itself) around

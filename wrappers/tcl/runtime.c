@@ -131,6 +131,16 @@ fast_my(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     return self->oo_my(self->oo_my_data, interp, objc, objv);
 }
 
+mqtcl_obj *
+mqtcl_my_owner(Tcl_Command cmd)
+{
+    Tcl_CmdInfo info;
+
+    if (cmd && Tcl_GetCommandInfoFromToken(cmd, &info) && info.objProc == fast_my)
+        return info.objClientData;
+    return NULL;
+}
+
 /* The class mqtcl_new_object_of is instantiating (NULL: unknown). */
 static _Thread_local Tcl_Class pending_class;
 
@@ -190,43 +200,55 @@ overrides(Tcl_Interp *interp, mqtcl_state *st, mqtcl_obj *self)
     return ov;
 }
 
+/* ns::word as a new Tcl_Obj (Tcl_ObjPrintf costs a format parse per call,
+ * and a child instance makes several of these). */
+static Tcl_Obj *
+qualified(Tcl_Namespace *ns, const char *word)
+{
+    Tcl_Obj *o = Tcl_NewStringObj(ns->fullName, -1);
+    Tcl_AppendStringsToObj(o, "::", word, (char *)NULL);
+    return o;
+}
+
 /* Give a context object its fast `my`, keeping TclOO's as the fallback. */
 static int
 install_my(Tcl_Interp *interp, mqtcl_state *st, mqtcl_obj *self)
 {
     Tcl_Namespace *ns = Tcl_GetObjectNamespace(self->obj);
+    Tcl_Command my = Tcl_FindCommand(interp, "my", ns, TCL_NAMESPACE_ONLY);
     Tcl_CmdInfo info;
+    Tcl_Obj *cmd[3];
+    int rc;
 
-    self->my = Tcl_ObjPrintf("%s::my", ns->fullName);
-    Tcl_IncrRefCount(self->my);
-    if (!Tcl_GetCommandInfo(interp, Tcl_GetString(self->my), &info))
-        return TCL_OK; /* no `my`: nothing to speed up */
+    if (!my) { /* no `my`: nothing to speed up */
+        self->my = qualified(ns, "my");
+        Tcl_IncrRefCount(self->my);
+        return TCL_OK;
+    }
     self->overridden = overrides(interp, st, self);
     if (!self->overridden && Tcl_GetObjResult(interp) && *Tcl_GetString(Tcl_GetObjResult(interp)))
         return TCL_ERROR;
     /* Keep TclOO's command under another name; a new `my` takes its place. */
-    {
-        Tcl_Obj *old = Tcl_ObjPrintf("%s::my", ns->fullName);
-        Tcl_Obj *keep = Tcl_ObjPrintf("%s::mqlink.my", ns->fullName);
-        Tcl_Obj *cmd[3] = {Tcl_NewStringObj("::rename", -1), old, keep};
-        int rc;
-        for (int k = 0; k < 3; k++)
-            Tcl_IncrRefCount(cmd[k]);
-        rc = Tcl_EvalObjv(interp, 3, cmd, TCL_EVAL_GLOBAL);
-        if (rc == TCL_OK && Tcl_GetCommandInfo(interp, Tcl_GetString(keep), &info)) {
-            self->oo_my = info.objProc;
-            self->oo_my_data = info.objClientData;
-            Tcl_CreateObjCommand(interp, Tcl_GetString(self->my), fast_my, self, NULL);
-            /* callbacks (`my ECUL`) go to TclOO's `my` directly */
-            Tcl_DecrRefCount(self->my);
-            self->my = keep;
-            Tcl_IncrRefCount(self->my);
-        }
-        for (int k = 0; k < 3; k++)
-            Tcl_DecrRefCount(cmd[k]);
-        Tcl_ResetResult(interp);
-        return rc;
+    cmd[0] = st->rename;
+    cmd[1] = qualified(ns, "my");
+    cmd[2] = qualified(ns, "mqlink.my");
+    for (int k = 0; k < 3; k++)
+        Tcl_IncrRefCount(cmd[k]);
+    rc = Tcl_EvalObjv(interp, 3, cmd, TCL_EVAL_GLOBAL);
+    if (rc == TCL_OK && Tcl_GetCommandInfoFromToken(my, &info)) {
+        self->oo_my = info.objProc;
+        self->oo_my_data = info.objClientData;
+        Tcl_CreateObjCommand(interp, Tcl_GetString(cmd[1]), fast_my, self, NULL);
+        /* callbacks (`my ECUL`) go to TclOO's `my` directly */
+        self->my = cmd[2];
+    } else {
+        self->my = cmd[1];
     }
+    Tcl_IncrRefCount(self->my);
+    for (int k = 0; k < 3; k++)
+        Tcl_DecrRefCount(cmd[k]);
+    Tcl_ResetResult(interp);
+    return rc;
 }
 
 /* ------------------------------------------------------------- objects */
@@ -373,6 +395,7 @@ state_free(ClientData cd, Tcl_Interp *interp)
         ckfree(Tcl_GetHashValue(e));
     Tcl_DeleteHashTable(&st->overrides);
     Tcl_DeleteHashTable(&st->tls);
+    Tcl_DecrRefCount(st->rename);
     ckfree(st);
 }
 
@@ -436,6 +459,8 @@ mqtcl_init_interp(Tcl_Interp *interp)
     st->thread = Tcl_GetCurrentThread();
     Tcl_InitHashTable(&st->overrides, TCL_ONE_WORD_KEYS);
     Tcl_InitHashTable(&st->tls, TCL_ONE_WORD_KEYS);
+    st->rename = Tcl_NewStringObj("::rename", -1);
+    Tcl_IncrRefCount(st->rename);
     Tcl_SetAssocData(interp, "mqlink", state_free, st);
     if (Tcl_EvalEx(interp, helpers, -1, TCL_EVAL_GLOBAL) != TCL_OK)
         return TCL_ERROR;

@@ -163,8 +163,44 @@ mqtcl_from_BIN(const void *data, size_t size)
 {
     return Tcl_NewByteArrayObj(data, (int)size);
 }
-/* A buffer value holding a copy of buf (borrowed from a stream or context). */
+/* A buffer value holding a copy of buf (borrowed from a stream or context).
+ * The thread's last buffer value is reused when nothing else holds it
+ * (`$bus WriteBUF [my ReadBUF]` drops it at once): a copy into its buffer,
+ * no new Tcl_Obj and no malloc per item. */
 Tcl_Obj *mqtcl_from_BUF(MkBufferC *buf);
+/* Drop the thread's spare buffer value (before its interpreter goes). */
+void mqtcl_buf_release(void);
+
+/* A scalar as the method's result.  Tcl resets the result to an unshared
+ * empty value before each command, so setting that one in place saves a
+ * Tcl_Obj per call (and the free of the empty one). */
+static inline void
+mqtcl_set_int(Tcl_Interp *interp, Tcl_WideInt v)
+{
+    Tcl_Obj *r = Tcl_GetObjResult(interp);
+    if (Tcl_IsShared(r))
+        Tcl_SetObjResult(interp, Tcl_NewWideIntObj(v));
+    else
+        Tcl_SetWideIntObj(r, v);
+}
+static inline void
+mqtcl_set_DBL(Tcl_Interp *interp, double v)
+{
+    Tcl_Obj *r = Tcl_GetObjResult(interp);
+    if (Tcl_IsShared(r))
+        Tcl_SetObjResult(interp, Tcl_NewDoubleObj(v));
+    else
+        Tcl_SetDoubleObj(r, v);
+}
+static inline void
+mqtcl_set_BOL(Tcl_Interp *interp, int v)
+{
+    Tcl_Obj *r = Tcl_GetObjResult(interp);
+    if (Tcl_IsShared(r))
+        Tcl_SetObjResult(interp, Tcl_NewBooleanObj(v));
+    else
+        Tcl_SetBooleanObj(r, v);
+}
 /* The object name of ctx's wrapper, or "" */
 Tcl_Obj *mqtcl_from_CTX(MqContextC *ctx);
 

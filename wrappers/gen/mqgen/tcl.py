@@ -6,8 +6,8 @@ Every method is `int fn(interp, self, objc, objv)` with objv holding its
 arguments only: the runtime reaches it through TclOO (`$obj SendI32 5`) and,
 for contexts, through the context's own `my`, which looks the name up in the
 class's static table (wrappers/tcl/runtime.h).  Numbers are read with the
-Tcl_Obj readers and range-checked (the type table's tcl column); results are
-set with Tcl_SetObjResult; errors are Tcl errors with -errorcode {MK code}."""
+Tcl_Obj readers and range-checked (the type table's tcl column); scalar
+results are set in place (IN_PLACE), others with Tcl_SetObjResult; errors are Tcl errors with -errorcode {MK code}."""
 from .text import arg_text, banner, c_decl, c_string, col
 
 LANG = "tcl"
@@ -22,6 +22,21 @@ def raise_expr(plan):
 def value(t, expr, size=None):
     """A new Tcl_Obj holding a C value."""
     return col(t, LANG).build.format(v=expr, size=size)
+
+
+# The makers of scalar values whose result the runtime sets in place (the
+# interp's unshared empty result reused, no Tcl_Obj per call): maker -> setter.
+IN_PLACE = {"mqtcl_from_int": "mqtcl_set_int", "Tcl_NewWideIntObj": "mqtcl_set_int",
+            "mqtcl_from_DBL": "mqtcl_set_DBL", "Tcl_NewBooleanObj": "mqtcl_set_BOL"}
+
+
+def set_result(t, expr, size=None):
+    """The statement that makes a C value the method's result."""
+    built = value(t, expr, size)
+    maker, _, arg = built.partition("(")
+    if maker in IN_PLACE:
+        return "%s(interp, %s;" % (IN_PLACE[maker], arg)
+    return "Tcl_SetObjResult(interp, %s);" % built
 
 
 def out_local(a):
@@ -175,10 +190,9 @@ class FuncGlue:
     def returns(self):
         p, r = self.plan, self.plan.result
         if r.kind == "continue":
-            self.w("    Tcl_SetObjResult(interp, Tcl_NewBooleanObj(rc == MK_OK));")
+            self.w("    mqtcl_set_BOL(interp, rc == MK_OK);")
         elif r.kind == "out":
-            self.w("    Tcl_SetObjResult(interp, %s);"
-                   % value(r.type, r.param.name, r.param.name + "_size"))
+            self.w("    " + set_result(r.type, r.param.name, r.param.name + "_size"))
         elif r.kind == "value":
             if p.raise_on == "NULL":
                 self.w("    if (!r)")
@@ -186,7 +200,7 @@ class FuncGlue:
             if r.nullable:
                 self.w("    if (!r)")
                 self.w("        return TCL_OK;")
-            self.w("    Tcl_SetObjResult(interp, %s);" % value(r.type, "r"))
+            self.w("    " + set_result(r.type, "r"))
         self.w("    return TCL_OK;")
 
 
