@@ -22,7 +22,7 @@
 set -euo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 DEBIAN_PACKAGES="autoconf automake libtool pkg-config make gcc g++ libsqlite3-dev libconfig-dev
-  tcl-dev ruby-dev default-jdk python3-dev gnuplot-nox"
+  tcl-dev ruby-dev default-jdk python3-dev gnuplot-nox libzmq3-dev"
 
 # Only the fuzz setup needs clang (with its sanitizer and libFuzzer runtimes).
 FUZZ_PACKAGES="clang libclang-rt-14-dev"

@@ -8,3 +8,10 @@ perfclient_perflimit_SOURCES = perfclient/perflimit.c perfclient/limit_io.c perf
 	perfclient/limit_connect.c perfclient/limit_sqlite.c
 perfclient_perflimit_CFLAGS = $(AM_CFLAGS) $(SQLITE3_CFLAGS)
 perfclient_perflimit_LDADD = $(THREAD_LIBS) $(SQLITE3_LIBS)
+# perfpeer-zmq: ZeroMQ measured like perfclient measures the link (P: ZeroMQ)
+if HAVE_ZMQ
+bin_PROGRAMS += perfclient/perfpeer-zmq
+perfclient_perfpeer_zmq_SOURCES = perfclient/peer_zmq.c perfclient/peer_zmq_serve.c perfclient/peer_zmq.h
+perfclient_perfpeer_zmq_CFLAGS = $(AM_CFLAGS) $(ZMQ_CFLAGS)
+perfclient_perfpeer_zmq_LDADD = $(ZMQ_LIBS)
+endif
