@@ -5,7 +5,9 @@
  *
  *   perfstart [--num N] [--sec S] [--runs N] NAME COMMAND [ARGS...]
  * prints `NAME ops/s=X count=N sec=S[ runs=N min=X max=X]` like perfclient
- * (the median of --runs, runs.h); exit status 1 when the command fails. */
+ * (the median of --runs, runs.h); exit status 1 when the command fails.
+ * A run makes at least MIN_STARTS starts whatever --sec says: an
+ * interpreter can take longer to start than a quick run lasts. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -17,6 +19,8 @@
 
 #include "clock.h"
 #include "runs.h"
+
+#define MIN_STARTS 5
 
 /* One start; 0 when the command exited with status 0. */
 static int
@@ -68,7 +72,7 @@ main(int argc, char **argv)
     for (int k = 0; k < runs; k++) {
         long n = 0;
         double t0 = perf_now();
-        while (n < num && perf_now() - t0 < sec) {
+        while (n < num && (n < MIN_STARTS || perf_now() - t0 < sec)) {
             if (start(argv + i + 1, null) != 0) {
                 printf("%s error: the command failed\n", argv[i]);
                 return 1;
