@@ -19,6 +19,7 @@
 #define _GNU_SOURCE
 #include <limits.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,8 +181,9 @@ static void *
 connect_one(void *ctx, int type, char **eps)
 {
     char *ep = strsep(eps, "\n");
-    int zero = 0;
+    int zero = 0, linger = 1000; /* a dead server must not hold zmq_ctx_term */
     void *s = zmq_socket(ctx, type);
+    zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof linger);
     if (type == ZMQ_DEALER) {
         zmq_setsockopt(s, ZMQ_SNDHWM, &zero, sizeof zero);
         zmq_setsockopt(s, ZMQ_RCVHWM, &zero, sizeof zero);
@@ -221,6 +223,8 @@ run_once(const peer_opts *o, const struct peer_test *t, const char *base, perf_r
     if (r.s)
         zmq_close(r.s);
     zmq_ctx_term(r.ctx);
+    if (rc != 0) /* it may wait for a message that never comes */
+        kill(pid, SIGKILL);
     if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
         rc = -1;
 out:
