@@ -44,6 +44,10 @@ FNR == 1 { target = setup = lang = mode = "" }
 }
 $2 ~ /^ops\/s=/ && target != "" {
     VAL[target, setup, lang, mode, $1] = substr($2, 7) + 0
+    # the unrounded rate, count/sec, for the start-up block: a few starts
+    # per second are too coarse as whole operations per second
+    if ($3 ~ /^count=/ && $4 ~ /^sec=/ && substr($4, 5) + 0 > 0)
+        EXACT[target, setup, lang, mode, $1] = substr($3, 7) / substr($4, 5)
     if (lang == "limit") HAVE_LIMIT[target, setup, mode] = 1
     if (!((target) in TARGET)) { TARGET[target] = 1; TLIST[++ntargets] = target }
     if (!((target, setup) in HAVE_SETUP)) { HAVE_SETUP[target, setup] = 1; SLIST[target] = SLIST[target] " " setup }
@@ -306,12 +310,15 @@ function lang_floors(t, S, ns,    s, i, fl, k, m, c, C, v, tg, head, line, first
 # A PARENT in pipe and spawn mode starts the server program: the bare
 # program or interpreter (start-LANG), + loading the mqlink binding
 # (load-LANG), + creating the link = the table's PARENT.  In milliseconds.
+function exact(t, s, l, m, test) {
+    return ((t, s, l, m, test) in EXACT) ? EXACT[t, s, l, m, test] : value(t, s, l, m, test)
+}
 function ms(rate) { return rate == "" || rate == 0 ? "" : 1000 / rate }
 function msf(x, sign) { return x == "" ? "na." : sprintf(sign ? "%+.2f" : "%.2f", x) }
 function startup(t, S, ns,    s, i, st, ld, pp, us, ts, head, prev) {
     for (s = 1; s <= ns; s++)
         for (i = 1; i <= nlangs; i++) {
-            st = ms(value(t, S[s], "startup", "none", "start-" LANG[i]))
+            st = ms(exact(t, S[s], "startup", "none", "start-" LANG[i]))
             if (st == "") continue
             if (!head++) {
                 printf " Start-up of a PARENT (pipe, spawn), ms per start: the bare program or interpreter\n"
@@ -319,10 +326,10 @@ function startup(t, S, ns,    s, i, st, ld, pp, us, ts, head, prev) {
                 printf " %-12s %9s %9s %9s %12s %12s %12s\n", "row", "start", "+binding", "+link",
                     "=PARENT pipe", "uds_spawn", "tcp_spawn"
             }
-            ld = ms(value(t, S[s], "startup", "none", "load-" LANG[i]))
-            pp = ms(value(t, S[s], LANG[i], "pipe", "parent"))
-            us = ms(value(t, S[s], LANG[i], "uds_spawn", "parent"))
-            ts = ms(value(t, S[s], LANG[i], "tcp_spawn", "parent"))
+            ld = ms(exact(t, S[s], "startup", "none", "load-" LANG[i]))
+            pp = ms(exact(t, S[s], LANG[i], "pipe", "parent"))
+            us = ms(exact(t, S[s], LANG[i], "uds_spawn", "parent"))
+            ts = ms(exact(t, S[s], LANG[i], "tcp_spawn", "parent"))
             prev = ld == "" ? st : ld
             printf " %-12s %9s %9s %9s %12s %12s %12s\n", letter(S[s]) ": " LABEL[LANG[i]], msf(st),
                 ld == "" ? "na." : msf(ld - st, 1), pp == "" ? "na." : msf(pp - prev, 1),

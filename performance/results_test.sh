@@ -122,8 +122,10 @@ floor_target() {
     case $got in "$(echo "$want" | tr -s ' ')"*) true ;; *) false ;; esac
 }
 check "floor block: Tcl's NOTHING against 0.8 / (1/C + 1/floor)" floor_target
+# rate FILE TEST: count/sec of TEST, the unrounded rate the start-up block uses
+rate() { sed -n "s/^$2 ops\/s=[0-9]* count=\([0-9]*\) sec=\([0-9.]*\).*/\1 \2/p" "$1" | awk '{ print $1 / $2 }'; }
 startup_c() {
-    s=$(fig "$X/startup.perf" start-c) p=$(fig "$X/c_pipe.perf" parent)
+    s=$(rate "$X/startup.perf" start-c) p=$(rate "$X/c_pipe.perf" parent)
     want=$(awk -v s="$s" -v p="$p" 'BEGIN { printf " R: C %.2f na. %+.2f %.2f", 1000 / s, 1000 / p - 1000 / s, 1000 / p }')
     got=$(sed -n '/^ Start-up/,$p' "$TMP/extra/total_link.perf" | grep '^ R: C ' | tr -s ' ')
     echo "want: $want"; echo "got:  $got"
