@@ -7,7 +7,11 @@
 # mode (pipe uds_fork uds_thread uds_spawn tcp_fork tcp_thread tcp_spawn) it
 # starts that language's perfserver, runs the C perfclient --all against it
 # and writes gen/TARGET/SETUP/LANG_MODE.perf; for every mode it ran it also
-# measures the machine's limits with perflimit into limit_MODE.perf.
+# measures the machine's limits with perflimit into limit_MODE.perf and,
+# when libzmq was found at configure time, ZeroMQ with bin/perfpeer-zmq into
+# zmq_MODE.perf (the P: ZeroMQ rows).  Once per setup, for the languages it
+# ran: each language's floor program into floor.perf and the start-up
+# break-down (bare start, + binding load; perfstart) into startup.perf.
 #
 #   FILTER           shell patterns on LANG_MODE: c_*  python_uds_fork  *_pipe
 #   --setup SETUP    perf-release (default) or perf-aggressive: which tree
@@ -58,6 +62,7 @@ done
 [ ${#FILTERS[@]} -gt 0 ] || FILTERS=('*')
 [[ $NRUNS =~ ^[1-9][0-9]*$ ]] || die "--runs takes a count of runs"
 [ ${#SIZE[@]} -gt 0 ] || SIZE=(--sec 0.4)
+ONE_RUN=("${SIZE[@]}")  # the floor programs have no --runs
 SIZE+=(--runs "$NRUNS")
 case "$PIN" in same|split|none) ;; *) die "--pin takes same, split or none" ;; esac
 TARGET=${TARGET:-$(gcc -dumpmachine 2>/dev/null || uname -m)}
@@ -143,16 +148,20 @@ wait_listening() {
 }
 
 # ------------------------------------------------------------- languages
-# LANGS: installed languages in table order; SERVER_CMD/LANG_MODES by name.
-declare -A SERVER_CMD LANG_MODES
+# LANGS: installed languages in table order; the other fields by name.
+declare -A SERVER_CMD LANG_MODES SCRIPT FLOOR BARE LOAD
 LANGS=()
-while IFS='|' read -r name label check cmd modes; do
+trim() { sed 's/^ *//; s/ *$//' <<<"$1"; }
+while IFS='|' read -r name label check cmd modes floor bare load; do
     name=$(echo $name) check=$(echo ${check//@INST@/$INST})
     [ -n "$name" ] && [ "${name:0:1}" != "#" ] || continue
     [ -e "$check" ] || continue
     LANGS+=("$name")
     SERVER_CMD[$name]=$(echo ${cmd//@INST@/$INST})
     LANG_MODES[$name]=$(echo $modes)
+    SCRIPT[$name]=$check
+    FLOOR[$name]=$(echo ${floor//@INST@/$INST})
+    BARE[$name]=$(trim "$bare") LOAD[$name]=$(trim "$load")
 done <"$HERE/languages.tab"
 [ ${#LANGS[@]} -gt 0 ] || die "no language installed in $INST"
 THREADS=$("$LIMIT" --features | sed -n 's/^threads=//p')
@@ -166,14 +175,18 @@ selected() {
     return 1
 }
 
-RUNS=() RUN_MODES=()
+RUNS=() RUN_MODES=() RUN_LANGS=()
 for lang in "${LANGS[@]}"; do
     for mode in "${MODES[@]}"; do
         selected "${lang}_$mode" || continue
         RUNS+=("$lang $mode")
         [[ " ${RUN_MODES[*]} " == *" $mode "* ]] || RUN_MODES+=("$mode")
+        [[ " ${RUN_LANGS[*]} " == *" $lang "* ]] || RUN_LANGS+=("$lang")
     done
 done
+PEER=$INST/bin/perfpeer-zmq STARTER=$INST/bin/perfstart
+[ -x "$PEER" ] || PEER=
+[ -x "$STARTER" ] || STARTER=
 [ ${#RUNS[@]} -gt 0 ] || die "no run matches ${FILTERS[*]} (languages: ${LANGS[*]})"
 if [ "$LIST" = 1 ]; then
     printf '%s\n' "${RUNS[@]/ /_}"
@@ -268,21 +281,87 @@ run_one() {
 
 # The limits of one mode's transport, peer placed like the server.
 run_limit() {
-    local mode=$1 file=$TMP/limit.perf sizes peer=() transport=${1%%_*}
-    sizes=$("$CLIENT" --sizes)
-    local se=${sizes#size-empty=} ss=${sizes#*size-send=}
-    se=${se%% *}
+    local mode=$1 file=$TMP/limit.perf peer=() transport=${1%%_*}
+    message_sizes
     [ ${#SERVER_CPU[@]} -eq 0 ] || peer=(--peer-cpu "${SERVER_CPU[0]}")
     perf_header "limit_$mode" limit "$mode" >"$file"
     timeout -k 5 "$TIMEOUT" "${CLIENT_PIN[@]}" "$LIMIT" --transport "$transport" \
-        --size "$ss" --size-empty "$se" --exec "$INST/bin/perfserver" "${peer[@]}" \
+        --size "$SS" --size-empty "$SE" --exec "$INST/bin/perfserver" "${peer[@]}" \
         --db "$TMP/limit.db" --sync full --all \
         "${SIZE[@]}" >>"$file" 2>&1 && mv "$file" "$OUT/limit_$mode.perf"
+}
+
+# perfclient's message sizes, for perflimit and the peer: SE and SS.
+message_sizes() {
+    local sizes; sizes=$("$CLIENT" --sizes)
+    SE=${sizes#size-empty=} SS=${sizes#*size-send=}
+    SE=${SE%% *}
+}
+
+# ZeroMQ on this mode's transport, its server placed like perfclient's.
+run_peer() {
+    local mode=$1 file=$TMP/peer.perf cpu=()
+    message_sizes
+    [ ${#SERVER_CPU[@]} -eq 0 ] || cpu=(--server-cpu "${SERVER_CPU[0]}")
+    perf_header "zmq_$mode" zmq "$mode" >"$file"
+    TMPDIR=$TMP timeout -k 5 "$TIMEOUT" "${CLIENT_PIN[@]}" "$PEER" --all --transport "${mode%%_*}" \
+        --size-empty "$SE" --size "$SS" "${cpu[@]}" "${SIZE[@]}" >>"$file" 2>&1 &&
+        mv "$file" "$OUT/zmq_$mode.perf"
+}
+
+# The executable that runs LANG's server: the command's first word, or the
+# #! interpreter of a script, resolved through PATH and symbolic links.
+server_exe() {
+    local cmd exe; read -r -a cmd <<<"${SERVER_CMD[$1]}"
+    exe=$(command -v "${cmd[0]}")
+    if [ "$(head -c2 "$exe")" = '#!' ] && [[ ${SERVER_CMD[$1]} == "${SCRIPT[$1]}"* ]]; then
+        read -r -a cmd <<<"$(head -1 "$exe" | cut -c3-)"
+        exe=${cmd[0]}
+        [ "${exe##*/}" != env ] || exe=${cmd[1]}
+        exe=$(command -v "$exe")
+    fi
+    readlink -f "$exe"
+}
+
+# Once per setup: each language's floor program, and its start-up broken
+# down: the bare executable, then the server script up to loading mqlink.
+run_floors() {
+    local file=$TMP/floor.perf lang
+    perf_header floor floor none >"$file"
+    for lang in "${RUN_LANGS[@]}"; do
+        [ -x "${FLOOR[$lang]}" ] || continue
+        timeout -k 5 "$TIMEOUT" "${CLIENT_PIN[@]}" "${FLOOR[$lang]}" "${ONE_RUN[@]}" >>"$file" 2>&1 ||
+            echo "# $lang: floor program failed" >>"$file"
+    done
+    mv "$file" "$OUT/floor.perf"
+}
+
+run_startup() {
+    local file=$TMP/startup.perf lang exe start
+    perf_header startup startup none >"$file"
+    : >"$TMP/empty"
+    for lang in "${RUN_LANGS[@]}"; do
+        [ "${BARE[$lang]}" != - ] || continue
+        exe=$(server_exe "$lang")
+        [ "$(head -c2 "$exe")" != '#!' ] ||
+            echo "# $lang: $exe is a script (a launcher?), not the interpreter" >>"$file"
+        read -r -a start <<<"${BARE[$lang]//@EMPTY@/$TMP/empty}"
+        timeout -k 5 "$TIMEOUT" "${CLIENT_PIN[@]}" "$STARTER" "${SIZE[@]}" "start-$lang" \
+            "$exe" "${start[@]}" >>"$file" 2>&1 || true
+        [ "${LOAD[$lang]}" != - ] || continue
+        sed "/${LOAD[$lang]}/q" "${SCRIPT[$lang]}" >"$TMP/load-$lang"
+        timeout -k 5 "$TIMEOUT" "${CLIENT_PIN[@]}" "$STARTER" "${SIZE[@]}" "load-$lang" \
+            "$exe" "$TMP/load-$lang" >>"$file" 2>&1 || true
+    done
+    mv "$file" "$OUT/startup.perf"
 }
 
 # ------------------------------------------------------------------ main
 mkdir -p "$OUT"
 total=$(( ${#RUNS[@]} + ${#RUN_MODES[@]} )) k=0 failed=0
+[ -z "$PEER" ] || total=$((total + ${#RUN_MODES[@]}))
+total=$((total + 1))
+[ -z "$STARTER" ] || total=$((total + 1))
 echo "performance.bash: $TARGET/$SETUP, pin=$PIN, ${SIZE[*]}, $total runs -> $OUT"
 # Mode by mode, the limits first: a section's figures and the limits they
 # are read against are measured minutes apart at most, not a whole suite.
@@ -290,6 +369,11 @@ for mode in "${RUN_MODES[@]}"; do
     k=$((k + 1)); printf '  [%2d/%d] %-22s ' "$k" "$total" "limit_$mode"
     SECONDS=0
     if run_limit "$mode"; then echo "ok (${SECONDS}s)"; else echo FAILED; failed=$((failed + 1)); fi
+    if [ -n "$PEER" ]; then
+        k=$((k + 1)); printf '  [%2d/%d] %-22s ' "$k" "$total" "zmq_$mode"
+        SECONDS=0
+        if run_peer "$mode"; then echo "ok (${SECONDS}s)"; else echo FAILED; failed=$((failed + 1)); fi
+    fi
     for run in "${RUNS[@]}"; do
         set -- $run
         [ "$2" = "$mode" ] || continue
@@ -297,6 +381,11 @@ for mode in "${RUN_MODES[@]}"; do
         SECONDS=0
         run_one "$1" "$2" || failed=$((failed + 1))
     done
+done
+for step in floors ${STARTER:+startup}; do
+    k=$((k + 1)); printf '  [%2d/%d] %-22s ' "$k" "$total" "$step"
+    SECONDS=0
+    if "run_$step"; then echo "ok (${SECONDS}s)"; else echo FAILED; failed=$((failed + 1)); fi
 done
 echo "performance.bash: $((total - failed)) of $total runs done, $failed failed"
 [ $failed -eq 0 ]

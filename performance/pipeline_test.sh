@@ -15,9 +15,18 @@ SIZE="--num 50 --sec 0.1 --runs 3"
 # their symlinks), so performance.bash runs exactly as on a real install.
 INST=$TMP/inst
 mkdir -p "$INST/bin"
-for p in perfclient/perfclient perfclient/perflimit perfserver/perfserver; do
+for p in perfclient/perfclient perfclient/perflimit perfclient/perfstart perfserver/perfserver; do
     ln -s "$(cd "$top_builddir" && pwd)/$p" "$INST/bin/${p#*/}"
 done
+# perfpeer-zmq exists when configure found libzmq; a second tree without it
+# shows the ZeroMQ rows go away cleanly.
+ZMQ=no
+if [ -x "$top_builddir/perfclient/perfpeer-zmq" ]; then
+    ZMQ=yes
+    ln -s "$(cd "$top_builddir" && pwd)/perfclient/perfpeer-zmq" "$INST/bin/perfpeer-zmq"
+fi
+mkdir -p "$TMP/nozmq/bin"
+for p in perfclient perflimit perfserver; do ln -s "$INST/bin/$p" "$TMP/nozmq/bin/$p"; done
 THREADS=$("$INST/bin/perflimit" --features | sed -n 's/^threads=//p')
 
 client_lines() {
@@ -38,10 +47,11 @@ suite() {
         "$top_srcdir/results.bash" --gen "$TMP/gen"
 }
 
+TABLE=$TMP/gen/total_link.perf
 # row MODE LABEL N: the row has N figures and 9 - N na.
 figures() {
     r=$(awk -v m=" $1:" -v l=" $2 " '$0 == m { s = 1 } s && index($0, l) == 1 { print; exit }' \
-        "$TMP/gen/total_link.perf")
+        "$TABLE")
     echo "$1 $2: $r"
     [ "$(echo "$r" | tr ' ' '\n' | grep -c '^[0-9][0-9]*$')" = "$3" ]
 }
@@ -59,12 +69,40 @@ nothing_left() {
     [ -z "$(ls -A "$TMP/tmp")" ] || { ls -lR "$TMP/tmp"; return 1; }
 }
 
-echo "1..6"
+echo "1..9"
 check "perfclient --all prints every test" client_lines
 check "performance.bash and results.bash run every C mode" suite
 check "every C column has a figure in every mode the build has" every_mode
-check "a limit file per mode, a .perf per C mode" \
-    test "$(ls "$TMP/gen/$(gcc -dumpmachine)/check" | grep -c '\.perf$')" = 14
+# 7 limits + 7 C modes (+ 7 ZeroMQ) + floor.perf + startup.perf
+nfiles=16; [ $ZMQ = no ] || nfiles=23
+check "a limit file per mode, a .perf per C mode (and ZeroMQ), floor and start-up" \
+    test "$(ls "$TMP/gen/$(gcc -dumpmachine)/check" | grep -c '\.perf$')" = $nfiles
+zmq_rows() {
+    for m in pipe uds_fork uds_thread uds_spawn tcp_fork tcp_thread tcp_spawn; do
+        figures "$m" "P: ZeroMQ" 4 || return 1
+    done
+}
+if [ $ZMQ = yes ]; then
+    check "P: ZeroMQ in every section: NOTHING END CALLBACK WAIT" zmq_rows
+else
+    check "P: ZeroMQ in every section # SKIP libzmq not found by configure" true
+fi
+# The same suite, one mode, from a tree without perfpeer-zmq: it runs, and
+# neither a zmq file nor a P: row appears.
+no_peer() {
+    TMPDIR=$TMP/tmp timeout 300 "$top_srcdir/performance/performance.bash" --setup check \
+        --inst "$TMP/nozmq" --gen "$TMP/gen2" $SIZE --timeout 120 c_pipe &&
+        "$top_srcdir/results.bash" --gen "$TMP/gen2" --no-png || return 1
+    ls "$TMP/gen2"/*/check
+    ! ls "$TMP/gen2"/*/check | grep -q '^zmq_' && ! grep -q '^ P: ZeroMQ' "$TMP/gen2/total_link.perf" &&
+        TABLE=$TMP/gen2/total_link.perf && figures pipe "C: C" 9
+}
+check "without perfpeer-zmq the suite runs and has no ZeroMQ row" no_peer
+start_up() {
+    sed -n '/^ Start-up/,$p' "$TMP/gen/total_link.perf"
+    sed -n '/^ Start-up/,$p' "$TMP/gen/total_link.perf" | grep -q '^ C: C  *[0-9.]*  *na\.  *[-+][0-9.]*  *[0-9.]'
+}
+check "start-up block: perfserver --version, + link = PARENT pipe" start_up
 # perflimit --connect: a floor line for each fork and thread mode the build has
 floor_lines() {
     sed -n '/^ PARENT floor/,$p' "$TMP/gen/total_link.perf"

@@ -1,6 +1,10 @@
 # results.awk — the table, CSV and chart data of results.bash (see there).
 # Input: the .perf files; -v langs="name|Label\n..." (row order), csv=FILE,
 # plotdir=DIR (gets one MODE.dat per mode and plot.gp).
+#
+# Besides the languages' files: limit_MODE.perf (the L row), zmq_MODE.perf
+# (a peer), floor.perf (language floors) and startup.perf (start-up block);
+# none of them makes a language row.
 
 BEGIN {
     nmodes = split("pipe uds_fork uds_thread uds_spawn tcp_fork tcp_thread tcp_spawn", MODES, " ")
@@ -14,6 +18,15 @@ BEGIN {
         split(L[i], f, "|")
         LANG[i] = f[1]; LABEL[f[1]] = f[2]
     }
+    # What a user would pick instead: file language | row label | the
+    # language it is compared with | COLUMN=test where the test names differ
+    # (none: perfclient's own names, the columns the peer measured).
+    npeers = split("zmq|ZeroMQ|c|\npython|Python mp.connection|python|WAIT=mp-roundtrip", P, "\n")
+    for (i = 1; i <= npeers; i++) {
+        split(P[i], f, "|")
+        PEER_LANG[i] = f[1]; PEER_LABEL[i] = f[2]; PEER_REF[i] = f[3]; PEER_MAP[i] = f[4]
+    }
+    NOT_A_ROW["limit"] = NOT_A_ROW["zmq"] = NOT_A_ROW["floor"] = NOT_A_ROW["startup"] = 1
     SETUP_ORDER["perf-release"] = 1; SETUP_ORDER["perf-aggressive"] = 2
     SETUP_LETTER["perf-release"] = "R"; SETUP_LETTER["perf-aggressive"] = "A"
 }
@@ -31,10 +44,14 @@ FNR == 1 { target = setup = lang = mode = "" }
 }
 $2 ~ /^ops\/s=/ && target != "" {
     VAL[target, setup, lang, mode, $1] = substr($2, 7) + 0
+    # the unrounded rate, count/sec, for the start-up block: a few starts
+    # per second are too coarse as whole operations per second
+    if ($3 ~ /^count=/ && $4 ~ /^sec=/ && substr($4, 5) + 0 > 0)
+        EXACT[target, setup, lang, mode, $1] = substr($3, 7) / substr($4, 5)
     if (lang == "limit") HAVE_LIMIT[target, setup, mode] = 1
     if (!((target) in TARGET)) { TARGET[target] = 1; TLIST[++ntargets] = target }
     if (!((target, setup) in HAVE_SETUP)) { HAVE_SETUP[target, setup] = 1; SLIST[target] = SLIST[target] " " setup }
-    if (lang != "limit" && !((target, lang) in HAVE_LANG)) {
+    if (!(lang in NOT_A_ROW) && !((target, lang) in HAVE_LANG)) {
         HAVE_LANG[target, lang] = 1
         if (!(lang in LABEL)) { LANG[++nlangs] = lang; LABEL[lang] = lang }
     }
@@ -101,7 +118,53 @@ function section(t, m, S, ns,    c, s, i, ls, row) {
             for (c = 1; c <= ncols; c++) row = row cell(value(t, S[s], LANG[i], m, TESTS[c]))
             printf " %-25s |%s\n", letter(S[s]) ": " LABEL[LANG[i]], row
         }
+    peer_rows(t, m)
     printf "\n\n"
+}
+
+# ------------------------------------------------------------------ peers
+# The test of peer p behind column c ("" when it has no counterpart).
+function peer_test(p, c,    n, i, kv, x) {
+    if (PEER_MAP[p] == "") return TESTS[c]
+    n = split(PEER_MAP[p], kv, ",")
+    for (i = 1; i <= n; i++) {
+        split(kv[i], x, "=")
+        if (x[1] == COLS[c]) return x[2]
+    }
+    return ""
+}
+# The setup whose run measured peer p in mode m: the first in row order.
+function peer_setup(t, p, m,    S, n, i, c) {
+    n = setups(t, S)
+    for (i = 1; i <= n; i++)
+        for (c = 1; c <= ncols; c++)
+            if (value(t, S[i], PEER_LANG[p], m, peer_test(p, c)) != "") return S[i]
+    return ""
+}
+function peer_rows(t, m,    p, s, c, row) {
+    for (p = 1; p <= npeers; p++) {
+        if ((s = peer_setup(t, p, m)) == "") continue
+        row = ""
+        for (c = 1; c <= ncols; c++) row = row cell(value(t, s, PEER_LANG[p], m, peer_test(p, c)))
+        printf " %-25s |%s\n", "P: " PEER_LABEL[p], row
+    }
+}
+# A CSV line per column a peer measured, read against the limit and against
+# its language's row (ZeroMQ: C) of the same setup.
+function peer_csv(t, m,    p, s, c, v, lim, ref) {
+    for (p = 1; p <= npeers; p++) {
+        if ((s = peer_setup(t, p, m)) == "") continue
+        for (c = 1; c <= ncols; c++) {
+            if ((v = value(t, s, PEER_LANG[p], m, peer_test(p, c))) == "") continue
+            lim = value(t, s, "limit", m, limit_test(c, m))
+            if (lim == "") lim = value(t, limit_setup(t, m), "limit", m, limit_test(c, m))
+            ref = value(t, s, PEER_REF[p], m, TESTS[c])
+            printf "%s,%s,%s,%s,%s,%.0f,%s,%s,%s,%s,%s\n", t, s, m, PEER_LABEL[p], COLS[c], v,
+                lim == "" ? "na" : sprintf("%.0f", lim),
+                lim == "" || lim == 0 ? "na" : sprintf("%.3f", v / lim), PIN[t, s],
+                ref == "" ? "na" : sprintf("%.0f", ref), ref == "" || ref == 0 ? "na" : sprintf("%.3f", v / ref) >> csv
+        }
+    }
 }
 
 function csv_rows(t, m, S, ns,    s, i, c, v, lim) {
@@ -112,12 +175,13 @@ function csv_rows(t, m, S, ns,    s, i, c, v, lim) {
                 v = value(t, S[s], LANG[i], m, TESTS[c])
                 lim = value(t, S[s], "limit", m, limit_test(c, m))
                 if (lim == "") lim = value(t, limit_setup(t, m), "limit", m, limit_test(c, m))
-                printf "%s,%s,%s,%s,%s,%s,%s,%s,%s\n", t, S[s], m, LABEL[LANG[i]], COLS[c],
+                printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,na,na\n", t, S[s], m, LABEL[LANG[i]], COLS[c],
                     v == "" ? "na" : sprintf("%.0f", v), lim == "" ? "na" : sprintf("%.0f", lim),
                     v == "" || lim == "" || lim == 0 ? "na" : sprintf("%.3f", v / lim),
                     PIN[t, S[s]] >> csv
             }
         }
+    peer_csv(t, m)
 }
 
 # One data file per mode: a row per test, a column per series.
@@ -189,7 +253,7 @@ function floors(t, S, ns,    i, m, ls, fl, lim, s, v, head) {
 
 END {
     if (ntargets == 0) { print "results.awk: no figures in the .perf files" > "/dev/stderr"; exit 1 }
-    print "target,setup,mode,language,test,ops_per_sec,limit_ops_per_sec,fraction_of_limit,pin" > csv
+    print "target,setup,mode,language,test,ops_per_sec,limit_ops_per_sec,fraction_of_limit,pin,versus_ops_per_sec,fraction_of_versus" > csv
     for (k = 1; k <= ntargets; k++) {
         t = TLIST[k]; ns = setups(t, S)
         for (i = 1; i <= nmodes; i++) {
@@ -198,7 +262,78 @@ END {
             if (k == 1) ncol = plot_data(t, MODES[i], S, ns)
         }
         floors(t, S, ns)
+        lang_floors(t, S, ns)
+        startup(t, S, ns)
         if (k == 1) plot_script(t, ncol)
     }
     close(csv)
+}
+
+# ------------------------------------------------- language floors
+# A language's one-way figure can reach at most 1/(1/C + 1/floor): C's own
+# cost per message plus one entry into the language (its floor program).
+# The target is 0.8 of that; the ratio says how near the language comes.
+function lang_floors(t, S, ns,    s, i, fl, k, m, c, C, v, tg, head, line, first, any) {
+    split("NOTHING END CALLBACK", FC, " ")
+    for (s = 1; s <= ns; s++)
+        for (i = 1; i <= nlangs; i++) {
+            fl = value(t, S[s], "floor", "none", "floor-" LANG[i])
+            if (fl == "" || fl == 0) continue
+            if (!head++) {
+                printf " Language floors: C calling the language's empty service (its floor program);\n"
+                printf " target = 0.8 / (1/C + 1/floor), C = the C row of the mode; ratio = figure / target\n"
+                printf " %-12s %9s %-11s", "row", "floor", "mode"
+                for (k = 1; k <= 3; k++) printf " %9s %9s %6s", FC[k], "target", "ratio"
+                printf "\n"
+            }
+            first = 1
+            for (k = 1; k <= nmodes; k++) {
+                m = MODES[k]; line = ""; any = 0
+                for (c = 1; c <= ncols; c++) if (COLS[c] == FC[1] || COLS[c] == FC[2] || COLS[c] == FC[3]) {
+                    v = value(t, S[s], LANG[i], m, TESTS[c]); C = value(t, S[s], "c", m, TESTS[c])
+                    any += v != ""
+                    tg = C == "" || C == 0 ? "" : 0.8 / (1 / C + 1 / fl)
+                    line = line sprintf(" %9s %9s %6s", v == "" ? "na." : sprintf("%.0f", v),
+                                        tg == "" ? "na." : sprintf("%.0f", tg),
+                                        v == "" || tg == "" ? "na." : sprintf("%.2f", v / tg))
+                }
+                if (!any) continue  # the language did not run in this mode
+                printf " %-12s %9s %-11s%s\n", first ? letter(S[s]) ": " LABEL[LANG[i]] : "",
+                    first ? sprintf("%.0f", fl) : "", m, line
+                first = 0
+            }
+        }
+    if (head) printf "\n\n"
+}
+
+# ------------------------------------------------------- start-up
+# A PARENT in pipe and spawn mode starts the server program: the bare
+# program or interpreter (start-LANG), + loading the mqlink binding
+# (load-LANG), + creating the link = the table's PARENT.  In milliseconds.
+function exact(t, s, l, m, test) {
+    return ((t, s, l, m, test) in EXACT) ? EXACT[t, s, l, m, test] : value(t, s, l, m, test)
+}
+function ms(rate) { return rate == "" || rate == 0 ? "" : 1000 / rate }
+function msf(x, sign) { return x == "" ? "na." : sprintf(sign ? "%+.2f" : "%.2f", x) }
+function startup(t, S, ns,    s, i, st, ld, pp, us, ts, head, prev) {
+    for (s = 1; s <= ns; s++)
+        for (i = 1; i <= nlangs; i++) {
+            st = ms(exact(t, S[s], "startup", "none", "start-" LANG[i]))
+            if (st == "") continue
+            if (!head++) {
+                printf " Start-up of a PARENT (pipe, spawn), ms per start: the bare program or interpreter\n"
+                printf " (C: perfserver --version), + loading mqlink, + creating the link = the table's PARENT\n"
+                printf " %-12s %9s %9s %9s %12s %12s %12s\n", "row", "start", "+binding", "+link",
+                    "=PARENT pipe", "uds_spawn", "tcp_spawn"
+            }
+            ld = ms(exact(t, S[s], "startup", "none", "load-" LANG[i]))
+            pp = ms(exact(t, S[s], LANG[i], "pipe", "parent"))
+            us = ms(exact(t, S[s], LANG[i], "uds_spawn", "parent"))
+            ts = ms(exact(t, S[s], LANG[i], "tcp_spawn", "parent"))
+            prev = ld == "" ? st : ld
+            printf " %-12s %9s %9s %9s %12s %12s %12s\n", letter(S[s]) ": " LABEL[LANG[i]], msf(st),
+                ld == "" ? "na." : msf(ld - st, 1), pp == "" ? "na." : msf(pp - prev, 1),
+                msf(pp), msf(us), msf(ts)
+        }
+    if (head) printf "\n\n"
 }

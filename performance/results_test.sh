@@ -32,7 +32,7 @@ every_section() { # every_section FILE MODES...: L, R and A rows complete
 }
 changed_lines() { [ "$(diff "$1" "$2" | grep -c '^>')" = "$3" ]; }
 
-echo "1..12"
+echo "1..21"
 fresh full; run full --no-png
 check "table of a complete run matches the recorded one" \
     diff -u "$DATA/expected_total_link.perf" "$TMP/full/total_link.perf"
@@ -79,6 +79,59 @@ floors_right() {
 check "floor lines where the connect floor was measured, ratio to the PARENT limit" floors_right
 check "the table above the floor lines is unchanged" \
     changed_lines "$DATA/expected_total_link.perf" "$TMP/floor/total_link.perf" 6
+
+# Peers, language floors and start-up: real files of a later quick run
+# (testdata/extra: ZeroMQ, Python and Tcl rows, floor.perf, startup.perf)
+# added to the recorded tree.  Without them (the runs above) there is no P:
+# row and no floor or start-up block.
+check "no P: row, floor or start-up block without their files" \
+    sh -c "! grep -q '^ P: \|^ Language floors\|^ Start-up' '$TMP/full/total_link.perf'"
+fresh extra
+cp -r "$DATA/extra/." "$TMP/extra/"
+run extra --no-png
+X=$TMP/extra/x86_64-linux-gnu/perf-release
+check "table with peer, floor and start-up files matches the recorded one" \
+    diff -u "$DATA/expected_extra_total_link.perf" "$TMP/extra/total_link.perf"
+zmq_rows() {
+    figures "$TMP/extra/total_link.perf" pipe "P: ZeroMQ" 4 &&
+        figures "$TMP/extra/total_link.perf" uds_fork "P: ZeroMQ" 4
+}
+check "P: ZeroMQ has NOTHING END CALLBACK WAIT and na. elsewhere" zmq_rows
+check "P: Python mp.connection has the WAIT column only" \
+    figures "$TMP/extra/total_link.perf" pipe "P: Python mp.connection" 1
+check "no P: row in a section whose peer did not run" \
+    sh -c "! awk '/^ tcp_fork:/ { s = 1 } /^ tcp_thread:/ { s = 0 } s && /^ P: /' '$TMP/extra/total_link.perf' | grep -q ."
+# fig FILE TEST: the figure of TEST in a .perf file
+fig() { sed -n "s/^$2 ops\/s=\([0-9]*\).*/\1/p" "$1"; }
+peer_csv() {
+    v=$(fig "$X/zmq_pipe.perf" send-and-wait) c=$(fig "$X/c_pipe.perf" send-and-wait)
+    want=$(awk -v v="$v" -v c="$c" 'BEGIN { printf "ZeroMQ,WAIT,%s,.*,%s,%.3f$", v, c, v / c }')
+    grep "pipe,ZeroMQ,WAIT" "$TMP/extra/total_link.csv"; echo "want: $want"
+    grep -q "^x86_64-linux-gnu,perf-release,pipe,$want" "$TMP/extra/total_link.csv"
+}
+check "csv: a peer line per measured column, read against the C row" peer_csv
+check "csv: the other lines are unchanged" \
+    sh -c "grep -v 'ZeroMQ\|mp.connection' '$TMP/extra/total_link.csv' | grep -v ',Python,\|,Tcl,' |
+           diff '$DATA/expected_total_link.csv' -"
+floor_target() {
+    f=$(fig "$X/floor.perf" floor-tcl) c=$(fig "$X/c_pipe.perf" send-nothing) v=$(fig "$X/tcl_pipe.perf" send-nothing)
+    want=$(awk -v f="$f" -v c="$c" -v v="$v" 'BEGIN { t = 0.8 / (1 / c + 1 / f)
+        printf " R: Tcl %9.0f pipe %9.0f %9.0f %6.2f", f, v, t, v / t }')
+    got=$(grep '^ R: Tcl  *[0-9]' "$TMP/extra/total_link.perf" | tr -s ' ')
+    echo "want: $want"; echo "got:  $got"
+    case $got in "$(echo "$want" | tr -s ' ')"*) true ;; *) false ;; esac
+}
+check "floor block: Tcl's NOTHING against 0.8 / (1/C + 1/floor)" floor_target
+# rate FILE TEST: count/sec of TEST, the unrounded rate the start-up block uses
+rate() { sed -n "s/^$2 ops\/s=[0-9]* count=\([0-9]*\) sec=\([0-9.]*\).*/\1 \2/p" "$1" | awk '{ print $1 / $2 }'; }
+startup_c() {
+    s=$(rate "$X/startup.perf" start-c) p=$(rate "$X/c_pipe.perf" parent)
+    want=$(awk -v s="$s" -v p="$p" 'BEGIN { printf " R: C %.2f na. %+.2f %.2f", 1000 / s, 1000 / p - 1000 / s, 1000 / p }')
+    got=$(sed -n '/^ Start-up/,$p' "$TMP/extra/total_link.perf" | grep '^ R: C ' | tr -s ' ')
+    echo "want: $want"; echo "got:  $got"
+    case $got in "$want"*) true ;; *) false ;; esac
+}
+check "start-up block: C's start, + link, = PARENT pipe in ms" startup_c
 
 fresh png
 if command -v gnuplot >/dev/null 2>&1; then

@@ -91,8 +91,10 @@ $(MQPY_EXT): wrappers/python/libmqpy.la link/libmqlink.la kernel/libmkkernel.la
 	  $(MQPY_LIBS) -Wl,-rpath,$(libdir)
 
 # The perfserver as installed: the configured interpreter, the installed module.
+# The #! line names the interpreter itself (sys.executable), not a launcher
+# (a version manager's shim is a shell script costing two more starts).
 wrappers/python/perfserver-python: $(top_srcdir)/wrappers/python/perfserver.py
-	$(AM_V_GEN)sed -e '1s|.*|#!$(PYTHON)|' \
+	$(AM_V_GEN)sed -e "1s|.*|#!`$(PYTHON) -c 'import sys; print(sys.executable)'`|" \
 	  -e 's|^# @MQLINK_SITE@|sys.path.insert(0, "$(pyextdir)")|' $< > $@ && chmod +x $@
 
 nodist_pyext_DATA = $(MQPY_EXT) wrappers/python/mqlink.pyi
