@@ -10,10 +10,13 @@
  * library waits; frames already read, and every service and callback, cost
  * no handover at all (the thread holds the GVL when the library calls
  * Ruby).  RUBY_UBF_IO wakes a sleeping system call for an interrupt
- * (Thread#kill, Thread#raise, a signal trap such as Ctrl-C's); the hook then
- * tells the library, which ends its wait early, and the glue raises the
- * interrupt when the call returns (mqrb_check_ints).  The ...2 form never
- * raises inside the library's frames, which a longjmp would corrupt.
+ * (Thread#kill, Thread#raise, a signal trap such as Ctrl-C's); the hook runs
+ * Ruby's interrupt handling under rb_protect: what does not raise (a
+ * SIGCHLD from an instance that ended) lets the wait go on, what raises is
+ * kept, the library is told to end its wait early, and the glue raises it
+ * when the call returns (mqrb_check_ints).  Nothing ever raises inside the
+ * library's frames (the ...2 form does not check interrupts), which a
+ * longjmp would corrupt.
  *
  * Fork.  A forked instance starts with the interpreter as the forking
  * thread left it (holding the GVL: forks happen outside any wait); at the
@@ -91,6 +94,37 @@ after_fork(void)
 /* ---------------------------------------------------------------- the GVL */
 
 static unsigned long releases; /* GVL releases by the library, for the tests */
+static ID id_pending;
+/* An interrupt raised during a wait of this thread (its jump tag, the
+ * exception in the thread's @__mqlink_pending), kept until the call returns
+ * to the glue. */
+static __thread int pending;
+
+static VALUE
+check_ints(VALUE unused)
+{
+    rb_thread_check_ints();
+    return Qnil;
+}
+
+/* Handle what woke the wait: many interrupts do nothing (a SIGCHLD without a
+ * trap, a trap handler that returns); one that raises (Thread#raise,
+ * Thread#kill, Ctrl-C's Interrupt) is kept for the glue and ends the wait. */
+static int
+handle_interrupt(VALUE th)
+{
+    int state = 0;
+    VALUE exc;
+
+    rb_protect(check_ints, Qnil, &state);
+    if (!state)
+        return 0;
+    exc = rb_errinfo();
+    rb_set_errinfo(Qnil);
+    rb_ivar_set(th, id_pending, rb_obj_is_kind_of(exc, rb_eException) ? exc : Qnil);
+    pending = state;
+    return 1;
+}
 
 /* The library's blocking hook: fn(arg) is one system call that may sleep.
  * A thread without the GVL (one Ruby does not know) just makes it. */
@@ -103,19 +137,34 @@ blocking_call(MqBlockingFnF fn, void *arg)
         fn(arg);
         return 0;
     }
+    if (pending)
+        return 1; /* an interrupt waits for the glue: no new wait */
     after_fork();
     th = rb_thread_current();
-    if (rb_thread_interrupted(th))
-        return 1; /* handle it first: the glue raises it when the call returns */
+    if (rb_thread_interrupted(th) && handle_interrupt(th))
+        return 1;
     releases++;
     rb_thread_call_without_gvl2(fn, arg, RUBY_UBF_IO, NULL);
-    return rb_thread_interrupted(th);
+    return rb_thread_interrupted(th) && handle_interrupt(th);
 }
 
+/* Raise what handle_interrupt kept: the exception, or else (Thread#kill,
+ * whose errinfo is no exception) resume the jump that ends the thread. */
 void
 mqrb_check_ints(void)
 {
-    rb_thread_check_ints();
+    VALUE th, exc;
+    int state = pending;
+
+    if (!state)
+        return;
+    pending = 0;
+    th = rb_thread_current();
+    exc = rb_ivar_get(th, id_pending);
+    rb_ivar_set(th, id_pending, Qnil);
+    if (NIL_P(exc))
+        rb_jump_tag(state);
+    rb_exc_raise(exc);
 }
 
 /* Mqlink.gvl_releases: how often the library released the GVL, so a test
@@ -459,6 +508,7 @@ void
 mqrb_callback_init(VALUE module)
 {
     id_call = rb_intern("call");
+    id_pending = rb_intern("@__mqlink_pending");
     pthread_atfork(NULL, atfork_parent, atfork_child);
     rb_define_private_method(rb_singleton_class(module), "ruby_forking", ruby_fork_flag, 1);
     rb_eval_string(ruby_fork_src);
