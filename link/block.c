@@ -1,16 +1,95 @@
-/* block.c — the blocking hooks (MqSetBlockingHooks) and the hooks of the
- * library's own threads (MqSetThreadHooks).  Plain globals: they
- * are set once before any link exists and only read afterwards. */
+/* block.c — the blocking hooks (MqSetBlockingCall, MqSetBlockingHooks), the
+ * blocking sections that call them, and the hooks of the library's own
+ * threads (MqSetThreadHooks).  Plain globals: they are set once before any
+ * link exists and only read afterwards. */
+#include <poll.h>
+
 #include "link_int.h"
 
-MqBlockEnterF mqi_block_enter_fn;
-MqBlockLeaveF mqi_block_leave_fn;
+static MqBlockingCallF run_fn;
+static MqBlockEnterF enter_fn;
+static MqBlockLeaveF leave_fn;
+static _Thread_local int stopped; /* the last section was interrupted */
+
+void
+MqSetBlockingCall(MqBlockingCallF run)
+{
+    run_fn = run;
+}
 
 void
 MqSetBlockingHooks(MqBlockEnterF enter, MqBlockLeaveF leave)
 {
-    mqi_block_enter_fn = enter && leave ? enter : NULL;
-    mqi_block_leave_fn = enter && leave ? leave : NULL;
+    enter_fn = enter && leave ? enter : NULL;
+    leave_fn = enter && leave ? leave : NULL;
+}
+
+/* fn as the runtime sees it: the result, errno and whether it ran stay here,
+ * out of reach of whatever the runtime does after fn returns. */
+typedef struct {
+    MqBlockingFnF fn;
+    void *arg;
+    int ran, err;
+} section;
+
+static void *
+trampoline(void *p)
+{
+    section *s = p;
+    s->fn(s->arg);
+    s->err = errno;
+    s->ran = 1;
+    return NULL;
+}
+
+int
+mqi_block_run(MqBlockingFnF fn, void *arg)
+{
+    if (run_fn) {
+        section s = {fn, arg, 0, EINTR};
+        stopped = run_fn(trampoline, &s) != 0;
+        errno = s.err;
+        return stopped;
+    }
+    stopped = 0;
+    void *token = enter_fn ? enter_fn() : NULL;
+    fn(arg);
+    if (leave_fn) {
+        int e = errno;
+        leave_fn(token);
+        errno = e;
+    }
+    return 0;
+}
+
+int
+mqi_block_stopped(void)
+{
+    return stopped;
+}
+
+typedef struct {
+    struct pollfd *p;
+    nfds_t n;
+    int timeout_ms, rc;
+} poll_args;
+
+static void *
+poll_fn(void *p)
+{
+    poll_args *a = p;
+    a->rc = poll(a->p, a->n, a->timeout_ms);
+    return NULL;
+}
+
+int
+mqi_block_poll(struct pollfd *p, unsigned long n, int timeout_ms)
+{
+    poll_args a = {p, (nfds_t)n, timeout_ms, -1};
+    if (timeout_ms == 0)
+        return poll(p, (nfds_t)n, 0);
+    mqi_block_run(poll_fn, &a);
+    return a.rc;
 }
 
 MqThreadHookF mqi_thread_start_fn;

@@ -112,21 +112,36 @@ mqi_conn_create(int fd, const mqi_config *cfg, int is_server)
     return c;
 }
 
-static void
-reap(pid_t pid)
+typedef struct {
+    pid_t pid;
+    int done;
+} reap_args;
+
+static void *
+reap_fn(void *p)
 {
     /* The server exits as soon as it sees the socket close; give it a moment
      * before insisting, so no zombie and no orphan is left behind. */
+    reap_args *a = p;
     struct timespec ts = {0, 100000};
-    void *blk = mqi_block_enter();
     int i = 0;
-    while (i++ < 20000 && waitpid(pid, NULL, WNOHANG) == 0)
+    while (i++ < 20000 && waitpid(a->pid, NULL, WNOHANG) == 0)
         nanosleep(&ts, NULL);
     if (i > 20000) {
-        kill(pid, SIGKILL);
-        waitpid(pid, NULL, 0);
+        kill(a->pid, SIGKILL);
+        waitpid(a->pid, NULL, 0);
     }
-    mqi_block_leave(blk);
+    a->done = 1;
+    return NULL;
+}
+
+static void
+reap(pid_t pid)
+{
+    reap_args a = {pid, 0};
+    mqi_block_run(reap_fn, &a);
+    if (!a.done)
+        reap_fn(&a); /* interrupted before it ran: reaping must happen */
 }
 
 static void
@@ -187,11 +202,9 @@ wait_fd(int fd, short events, MK_I64 timeout_ms)
 {
     struct pollfd p = {.fd = fd, .events = events};
     int n;
-    void *blk = mqi_block_enter();
     do
-        n = poll(&p, 1, timeout_ms < 0 ? -1 : (int)(timeout_ms > 0x7fffffff ? 0x7fffffff : timeout_ms));
-    while (n < 0 && errno == EINTR);
-    mqi_block_leave(blk);
+        n = mqi_block_poll(&p, 1, timeout_ms < 0 ? -1 : (int)(timeout_ms > 0x7fffffff ? 0x7fffffff : timeout_ms));
+    while (n < 0 && errno == EINTR && !mqi_block_stopped());
     return n > 0 ? p.revents : n;
 }
 
@@ -218,14 +231,30 @@ static MkErrorE fill(mqi_conn *c, int flags);
  * when none came (would block, a signal, the receive timeout), MK_ERROR
  * when the link ended.  Without MSG_DONTWAIT it may sleep: a blocking
  * section for the hooks. */
+typedef struct {
+    int fd, flags;
+    void *p;
+    size_t cap;
+    ssize_t n;
+} recv_args;
+
+static void *
+recv_fn(void *p)
+{
+    recv_args *a = p;
+    a->n = recv(a->fd, a->p, a->cap, a->flags);
+    return NULL;
+}
+
 static MkErrorE
 recv_into(mqi_conn *c, void *p, size_t cap, int flags, size_t *got)
 {
-    int wait = !(flags & MSG_DONTWAIT);
-    void *blk = wait ? mqi_block_enter() : NULL;
-    ssize_t n = recv(c->fd, p, cap, flags);
-    if (wait)
-        mqi_block_leave(blk);
+    recv_args a = {c->fd, flags, p, cap, -1};
+    if (flags & MSG_DONTWAIT)
+        recv_fn(&a);
+    else
+        mqi_block_run(recv_fn, &a);
+    ssize_t n = a.n;
     if (n > 0) {
         *got = (size_t)n;
         return MK_OK;

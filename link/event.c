@@ -205,10 +205,7 @@ wait_input(mqi_conn *c, MK_I64 deadline)
     if (deadline >= 0 && left < 0)
         left = 0; /* past the deadline: only look whether input is there */
     struct pollfd p = {.fd = c->fd, .events = POLLIN};
-    void *blk = left ? mqi_block_enter() : NULL;
-    int n = poll(&p, 1, left < 0 ? -1 : (int)(left > 0x7fffffff ? 0x7fffffff : left));
-    if (left)
-        mqi_block_leave(blk);
+    int n = mqi_block_poll(&p, 1, left < 0 ? -1 : (int)(left > 0x7fffffff ? 0x7fffffff : left));
     return n < 0 && errno == EINTR ? 1 : n;
 }
 
@@ -302,10 +299,12 @@ mqi_loop(MqContextC *ctx, mqi_pending *waiter, MK_I64 deadline, int once)
         }
         if (c->rcvtimeo_ms > 0 && (until < 0 || until - mqi_now_ms() >= c->rcvtimeo_ms)) {
             mqi_conn_fill_wait(c); /* returns before until; a closed link: at the top */
+            if (mqi_block_stopped())
+                return MK_CONTINUE; /* interrupted: as if the deadline had passed */
             continue;
         }
         int n = wait_input(c, until);
-        if (n == 0 && until == deadline)
+        if ((n == 0 && until == deadline) || mqi_block_stopped())
             return MK_CONTINUE;
         if (n > 0)
             mqi_conn_fill(c); /* a closed link is handled at the top */

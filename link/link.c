@@ -14,15 +14,32 @@ already_linked(MqContextC *ctx, const char *what)
                       MqConfigGetName(ctx));
 }
 
+typedef struct {
+    MqContextC *ctx;
+    int fd, done;
+    pid_t pid;
+    MkErrorE rc;
+} connect_args;
+
+static void *
+connect_fn(void *p)
+{
+    connect_args *a = p;
+    a->rc = mqi_transport_get(a->ctx->cfg.tp)->connect(a->ctx, &a->fd, &a->pid);
+    a->done = 1;
+    return NULL;
+}
+
 static MkErrorE
 client_connect(MqContextC *ctx)
 {
-    const mqi_transport *tp = mqi_transport_get(ctx->cfg.tp);
-    int fd = -1;
-    pid_t pid = 0;
-    void *blk = mqi_block_enter(); /* connect may wait for a server to start */
-    MkErrorE rc = tp->connect(ctx, &fd, &pid);
-    mqi_block_leave(blk);
+    connect_args a = {ctx, -1, 0, 0, MK_ERROR};
+    mqi_block_run(connect_fn, &a); /* connect may wait for a server to start */
+    if (!a.done)
+        connect_fn(&a); /* interrupted before it ran: connect all the same */
+    int fd = a.fd;
+    pid_t pid = a.pid;
+    MkErrorE rc = a.rc;
     if (rc != MK_OK)
         return MK_ERROR;
     mqi_conn *c = mqi_conn_create(fd, &ctx->cfg, 0);

@@ -332,25 +332,20 @@ MkErrorE mqi_link_error(MqContextC *ctx, const char *what);
 MK_I64 mqi_now_ms(void);
 MK_I64 mqi_deadline(MqContextC *ctx, MK_I64 timeout_ms);
 
-/* A blocking section (MqSetBlockingHooks): every syscall that may sleep goes
- * between these two, and nothing else does.  leave keeps the syscall's errno. */
-extern MqBlockEnterF mqi_block_enter_fn;
-extern MqBlockLeaveF mqi_block_leave_fn;
+/* A blocking section (MqSetBlockingCall, MqSetBlockingHooks): every system
+ * call that may sleep is made by a fn(arg) run through mqi_block_run, and
+ * nothing else is.  It keeps fn's errno.  It returns nonzero when the runtime
+ * asks this thread to stop waiting (an interrupt): fn was woken or did not
+ * run at all (errno EINTR then, so a caller starts from a failed result),
+ * and mqi_block_stopped() says so until the thread's next section.  A caller
+ * whose work must happen anyway (connect, a commit, reaping) runs fn itself
+ * then, lock held. */
 extern MqThreadHookF mqi_thread_start_fn, mqi_thread_end_fn;
-static inline void *
-mqi_block_enter(void)
-{
-    return mqi_block_enter_fn ? mqi_block_enter_fn() : NULL;
-}
-static inline void
-mqi_block_leave(void *token)
-{
-    if (mqi_block_leave_fn) {
-        int e = errno;
-        mqi_block_leave_fn(token);
-        errno = e;
-    }
-}
+int mqi_block_run(MqBlockingFnF fn, void *arg);
+int mqi_block_stopped(void);
+/* poll(2) as a blocking section (a timeout of 0 never sleeps: made directly). */
+struct pollfd;
+int mqi_block_poll(struct pollfd *p, unsigned long n, int timeout_ms);
 
 /* ----------------------------------------------------------- event loop */
 

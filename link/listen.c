@@ -35,16 +35,26 @@ catch_stop(int sig)
         sigaction(sig, &sa, NULL);
 }
 
+typedef struct {
+    int lfd, fd;
+} accept_args;
+
+static void *
+accept_fn(void *p)
+{
+    accept_args *a = p;
+    a->fd = accept4(a->lfd, NULL, NULL, SOCK_CLOEXEC);
+    return NULL;
+}
+
 static int
 accept_one(int lfd)
 {
-    int fd;
-    void *blk = mqi_block_enter();
+    accept_args a = {lfd, -1};
     do
-        fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-    while (fd < 0 && errno == EINTR && !stop_signal);
-    mqi_block_leave(blk);
-    return fd;
+        mqi_block_run(accept_fn, &a);
+    while (a.fd < 0 && errno == EINTR && !stop_signal && !mqi_block_stopped());
+    return a.fd;
 }
 
 int
@@ -110,11 +120,9 @@ accept_loop(MqContextC *ctx, const mqi_transport *tp, int lfd)
 {
     int alive = 0; /* instances started, not yet reaped */
     mqi_refusals refused = {0};
-    while (!stop_signal) {
+    while (!stop_signal && !mqi_block_stopped()) {
         struct pollfd p = {.fd = lfd, .events = POLLIN};
-        void *blk = mqi_block_enter();
-        int n = poll(&p, 1, 500);
-        mqi_block_leave(blk);
+        int n = mqi_block_poll(&p, 1, 500);
         if (n <= 0) {
             alive = reap(alive);
             continue;
@@ -136,10 +144,8 @@ accept_loop(MqContextC *ctx, const mqi_transport *tp, int lfd)
 static void
 wait_for_stop(void)
 {
-    void *blk = mqi_block_enter();
-    while (!stop_signal)
-        poll(NULL, 0, 500);
-    mqi_block_leave(blk);
+    while (!stop_signal && !mqi_block_stopped())
+        mqi_block_poll(NULL, 0, 500);
 }
 
 /* Returns only when the thread pool cannot start. */
@@ -156,7 +162,10 @@ serve_forever(MqContextC *ctx, const mqi_transport *tp, int lfd)
     else
         wait_for_stop();
     stop_listening(ctx, tp, lfd);
-    mqi_log(ctx, MK_LOG_INFO, "listener stopped by signal %d", (int)stop_signal);
+    if (stop_signal)
+        mqi_log(ctx, MK_LOG_INFO, "listener stopped by signal %d", (int)stop_signal);
+    else
+        mqi_log(ctx, MK_LOG_INFO, "listener stopped: its thread was interrupted");
     /* Instances may still run in other threads: leave the way the signal
      * would have (no exit handlers racing them), with the output flushed. */
     fflush(NULL);

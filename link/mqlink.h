@@ -87,6 +87,19 @@ void MqContextSetDestroyCallback(MqContextC *ctx, void (*fn)(MqContextC *ctx, vo
 typedef void *(*MqBlockEnterF)(void);
 typedef void (*MqBlockLeaveF)(void *token);
 void MqSetBlockingHooks(MqBlockEnterF enter, MqBlockLeaveF leave);
+/* The scoped form of the blocking hooks, for a runtime that can release its
+ * lock only around a function (Ruby: rb_thread_call_without_gvl2): at each
+ * of the same waits the library calls run(fn, arg), and fn makes exactly the
+ * one system call that may sleep.  run calls fn at most once, lock released;
+ * it returns nonzero when the thread has an interrupt to handle (fn woken
+ * or not called at all): the library then ends the wait in progress early
+ * (an event-loop wait returns as if its timeout had passed, a listener
+ * stops) and the runtime handles the interrupt when the call returns.
+ * Preferred to the enter/leave hooks when both are set; process-wide; set
+ * before the first link, NULL switches it off. */
+typedef void *(*MqBlockingFnF)(void *arg);
+typedef int (*MqBlockingCallF)(MqBlockingFnF fn, void *arg);
+void MqSetBlockingCall(MqBlockingCallF run);
 /* Hooks run by every thread the library creates (the --thread pool): start
  * first thing in the thread, end as the last thing before it ends, both
  * outside any blocking section.  A runtime attaches the thread once (CPython:

@@ -138,12 +138,30 @@ mqi_persist_close(MqContextC *ctx)
 
 /* Commit p's storage; when that fails, the answers it would have recorded
  * become refusals and the link stays up (persist_recv.c). */
+typedef struct {
+    MqContextC *p;
+    MkErrorC *err;
+    MkErrorE rc;
+    int done;
+} commit_args;
+
+static void *
+commit_fn(void *v)
+{
+    commit_args *a = v;
+    a->rc = mqi_storage_commit(a->p->storage, a->err);
+    a->done = 1;
+    return NULL;
+}
+
 static MkErrorE
 commit(mqi_conn *c, MqContextC *p, MkErrorC *err)
 {
-    void *blk = mqi_block_enter(); /* a commit waits for the disk */
-    MkErrorE rc = mqi_storage_commit(p->storage, err);
-    mqi_block_leave(blk);
+    commit_args a = {p, err, MK_ERROR, 0};
+    mqi_block_run(commit_fn, &a); /* a commit waits for the disk */
+    if (!a.done)
+        commit_fn(&a); /* interrupted before it ran: the commit must happen */
+    MkErrorE rc = a.rc;
     if (p->pst && rc == MK_OK) {
         p->pst->nanswers = 0;
         p->pst->open_bytes = 0;

@@ -2,25 +2,29 @@
  * setup, call callbacks, the factory that makes each server instance a new
  * object of the user's class), the GVL, and fork.
  *
- * The GVL.  Ruby's C API can release the GVL only around a function
- * (rb_thread_call_without_gvl) and take it back only around a function
- * (rb_thread_call_with_gvl): it has no release/acquire pair that the
- * library's blocking hooks (MqSetBlockingHooks: enter before a wait, leave
- * after it, in the library's own frame) could call.  So the glue runs each
- * call that may wait (the description's `blocking`: LinkCreate,
- * ProcessEvent, SendEND_AND_WAIT, ...) without the GVL, and every entry
- * from the library into Ruby takes it for the callback only: other Ruby
- * threads run while the library waits and while it decodes, and a callback
- * costs one uncontended mutex round, no thread switch.  A thread that holds
- * the GVL (a callback that calls the library, a non-blocking call) calls
- * Ruby directly.
+ * The GVL.  Ruby can release the GVL only around a function
+ * (rb_thread_call_without_gvl2), so the library's scoped blocking hook
+ * (MqSetBlockingCall) is used: every call keeps the GVL, and the library
+ * hands us each system call that may really sleep (a poll, a recv, an
+ * accept...), which runs without it.  Other Ruby threads run while the
+ * library waits; frames already read, and every service and callback, cost
+ * no handover at all (the thread holds the GVL when the library calls
+ * Ruby).  RUBY_UBF_IO wakes a sleeping system call for an interrupt
+ * (Thread#kill, Thread#raise, a signal trap such as Ctrl-C's); the hook runs
+ * Ruby's interrupt handling under rb_protect: what does not raise (a
+ * SIGCHLD from an instance that ended) lets the wait go on, what raises is
+ * kept, the library is told to end its wait early, and the glue raises it
+ * when the call returns (mqrb_check_ints).  Nothing ever raises inside the
+ * library's frames (the ...2 form does not check interrupts), which a
+ * longjmp would corrupt.
  *
- * Fork.  A --fork listener keeps the GVL through LinkCreate (convert.c), so
- * a forked instance starts with the interpreter as the forking thread left
- * it; at the first entry from C in the child, rb_thread_atfork() does what
- * Ruby's own fork does in its child (the other threads are gone, the GVL
- * and the timer thread start anew).  Ruby's own Process._fork is told apart
- * (a prepended _fork sets a flag), as it does that work itself.
+ * Fork.  A forked instance starts with the interpreter as the forking
+ * thread left it (holding the GVL: forks happen outside any wait); at the
+ * first entry from C in the child, the first wait included,
+ * rb_thread_atfork() does what Ruby's own fork does in its child (the other
+ * threads are gone, the GVL and the timer thread start anew).  Ruby's own
+ * Process._fork is told apart (a prepended _fork sets a flag), as it does
+ * that work itself.
  *
  * Calling convention (services, setup and call callbacks): a method name
  * (Symbol or String) is called on the context without arguments, and so is
@@ -49,30 +53,6 @@ typedef struct {
 } mqrb_cb;
 
 static ID id_call;
-
-/* ---------------------------------------------------------------- the GVL */
-
-static __thread int hold_once;
-
-void
-mqrb_hold_gvl_once(void)
-{
-    hold_once = 1;
-}
-
-void
-mqrb_blocking(void *(*fn)(void *), void *arg)
-{
-    if (hold_once) {
-        hold_once = 0;
-        fn(arg);
-        return;
-    }
-    /* No unblock function: the library's waits end by themselves (their
-     * timeouts, the peer); a pending interrupt is handled when the call
-     * returns. */
-    rb_thread_call_without_gvl(fn, arg, NULL, NULL);
-}
 
 /* ------------------------------------------------------------------- fork */
 
@@ -109,6 +89,90 @@ after_fork(void)
         library_child = 1;
         rb_thread_atfork();
     }
+}
+
+/* ---------------------------------------------------------------- the GVL */
+
+static unsigned long releases; /* GVL releases by the library, for the tests */
+static ID id_pending;
+/* An interrupt raised during a wait of this thread (its jump tag, the
+ * exception in the thread's @__mqlink_pending), kept until the call returns
+ * to the glue. */
+static __thread int pending;
+
+static VALUE
+check_ints(VALUE unused)
+{
+    rb_thread_check_ints();
+    return Qnil;
+}
+
+/* Handle what woke the wait: many interrupts do nothing (a SIGCHLD without a
+ * trap, a trap handler that returns); one that raises (Thread#raise,
+ * Thread#kill, Ctrl-C's Interrupt) is kept for the glue and ends the wait. */
+static int
+handle_interrupt(VALUE th)
+{
+    int state = 0;
+    VALUE exc;
+
+    rb_protect(check_ints, Qnil, &state);
+    if (!state)
+        return 0;
+    exc = rb_errinfo();
+    rb_set_errinfo(Qnil);
+    rb_ivar_set(th, id_pending, rb_obj_is_kind_of(exc, rb_eException) ? exc : Qnil);
+    pending = state;
+    return 1;
+}
+
+/* The library's blocking hook: fn(arg) is one system call that may sleep.
+ * A thread without the GVL (one Ruby does not know) just makes it. */
+static int
+blocking_call(MqBlockingFnF fn, void *arg)
+{
+    VALUE th;
+
+    if (!ruby_thread_has_gvl_p()) {
+        fn(arg);
+        return 0;
+    }
+    if (pending)
+        return 1; /* an interrupt waits for the glue: no new wait */
+    after_fork();
+    th = rb_thread_current();
+    if (rb_thread_interrupted(th) && handle_interrupt(th))
+        return 1;
+    releases++;
+    rb_thread_call_without_gvl2(fn, arg, RUBY_UBF_IO, NULL);
+    return rb_thread_interrupted(th) && handle_interrupt(th);
+}
+
+/* Raise what handle_interrupt kept: the exception, or else (Thread#kill,
+ * whose errinfo is no exception) resume the jump that ends the thread. */
+void
+mqrb_check_ints(void)
+{
+    VALUE th, exc;
+    int state = pending;
+
+    if (!state)
+        return;
+    pending = 0;
+    th = rb_thread_current();
+    exc = rb_ivar_get(th, id_pending);
+    rb_ivar_set(th, id_pending, Qnil);
+    if (NIL_P(exc))
+        rb_jump_tag(state);
+    rb_exc_raise(exc);
+}
+
+/* Mqlink.gvl_releases: how often the library released the GVL, so a test
+ * can tell a wait from a call served without one. */
+static VALUE
+gvl_releases(VALUE self)
+{
+    return ULONG2NUM(releases);
 }
 
 /* ------------------------------------------------------- entries into Ruby */
@@ -444,7 +508,10 @@ void
 mqrb_callback_init(VALUE module)
 {
     id_call = rb_intern("call");
+    id_pending = rb_intern("@__mqlink_pending");
     pthread_atfork(NULL, atfork_parent, atfork_child);
     rb_define_private_method(rb_singleton_class(module), "ruby_forking", ruby_fork_flag, 1);
     rb_eval_string(ruby_fork_src);
+    rb_define_module_function(module, "gvl_releases", gvl_releases, 0);
+    MqSetBlockingCall(blocking_call);
 }

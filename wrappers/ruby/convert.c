@@ -10,7 +10,6 @@
 
 static rb_encoding *utf8;
 static void listener(mqrb_argv *a, const char *fn);
-void mqrb_hold_gvl_once(void);
 static VALUE argv0; /* $PROGRAM_NAME as the C argv[0], frozen */
 
 void
@@ -178,7 +177,6 @@ mqrb_to_ARGV(VALUE v, mqrb_argv *a, volatile VALUE *keep, const char *fn)
 static void
 listener(mqrb_argv *a, const char *fn)
 {
-    int fork = 0;
     a->listener = 0;
     for (int i = 1; i < a->argc && strcmp(a->argv[i], "@"); i++) {
         if (!strcmp(a->argv[i], "--thread"))
@@ -188,9 +186,7 @@ listener(mqrb_argv *a, const char *fn)
                                         fn),
                              INT2FIX(MQ_ERR_OPTION)},
                 mqrb_eMkExceptionC));
-        if (!strcmp(a->argv[i], "--fork"))
-            a->listener = fork = 1;
-        if (!strcmp(a->argv[i], "--spawn"))
+        if (!strcmp(a->argv[i], "--fork") || !strcmp(a->argv[i], "--spawn"))
             a->listener = 1;
     }
     if (a->listener) {
@@ -199,8 +195,6 @@ listener(mqrb_argv *a, const char *fn)
         sigaction(SIGTERM, &dfl, &a->term);
         sigaction(SIGINT, &dfl, &a->intr);
     }
-    if (fork)
-        mqrb_hold_gvl_once();
 }
 
 void

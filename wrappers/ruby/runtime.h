@@ -181,9 +181,9 @@ extern VALUE mqrb_eMkExceptionC;
 
 /* ----------------------------------------------------------------- blocking */
 
-/* Run fn(arg), a C call that may wait, with the GVL released (other Ruby
- * threads run meanwhile); callbacks it makes take the GVL back. */
-void mqrb_blocking(void *(*fn)(void *), void *arg);
+/* After a call that may wait: raise the interrupt (Thread#kill, a signal
+ * trap) that ended its wait early, if any (callback.c: the GVL). */
+void mqrb_check_ints(void);
 
 /* --------------------------------------------------------------- callbacks */
 

@@ -524,22 +524,6 @@ MqContextC_Delete(VALUE self)
     return Qnil;
 }
 
-/* MqLinkCreate without the GVL (mqrb_blocking) */
-struct MqContextC_LinkCreate_call {
-    MqContextC *obj;
-    int a1;
-    const char **a2;
-    MkErrorE rc;
-};
-
-static void *
-MqContextC_LinkCreate_nogvl(void *p)
-{
-    struct MqContextC_LinkCreate_call *c = p;
-    c->rc = MqLinkCreate(c->obj, c->a1, c->a2);
-    return NULL;
-}
-
 /* Open the link. */
 static VALUE
 MqContextC_LinkCreate(VALUE self, VALUE a0)
@@ -550,12 +534,9 @@ MqContextC_LinkCreate(VALUE self, VALUE a0)
     MkErrorE rc;
 
     mqrb_to_ARGV(a0, &argv, &argv_keep, "LinkCreate");
-    {
-        struct MqContextC_LinkCreate_call call = {obj, argv.argc, argv.argv};
-        mqrb_blocking(MqContextC_LinkCreate_nogvl, &call);
-        rc = call.rc;
-    }
+    rc = MqLinkCreate(obj, argv.argc, argv.argv);
     mqrb_argv_done(&argv); RB_GC_GUARD(argv_keep);
+    mqrb_check_ints();
     if (rc == MK_ERROR)
         mqrb_raise_ctx(obj);
     return Qnil;
@@ -585,22 +566,6 @@ MqContextC_ServiceCreate(int nargs, VALUE *args, VALUE self)
     return Qnil;
 }
 
-/* MqProcessEvent without the GVL (mqrb_blocking) */
-struct MqContextC_ProcessEvent_call {
-    MqContextC *obj;
-    MqWaitE a1;
-    MK_I64 a2;
-    MkErrorE rc;
-};
-
-static void *
-MqContextC_ProcessEvent_nogvl(void *p)
-{
-    struct MqContextC_ProcessEvent_call *c = p;
-    c->rc = MqProcessEvent(c->obj, c->a1, c->a2);
-    return NULL;
-}
-
 /* Serve events. */
 static VALUE
 MqContextC_ProcessEvent(int nargs, VALUE *args, VALUE self)
@@ -616,11 +581,8 @@ MqContextC_ProcessEvent(int nargs, VALUE *args, VALUE self)
         wait = mqrb_to_WAIT(a[0], "ProcessEvent");
     if (a[1] != Qundef)
         timeout_ms = mqrb_to_I64(a[1], "ProcessEvent");
-    {
-        struct MqContextC_ProcessEvent_call call = {obj, wait, timeout_ms};
-        mqrb_blocking(MqContextC_ProcessEvent_nogvl, &call);
-        rc = call.rc;
-    }
+    rc = MqProcessEvent(obj, wait, timeout_ms);
+    mqrb_check_ints();
     if (rc == MK_ERROR)
         mqrb_raise_ctx(obj);
     return rc == MK_OK ? Qtrue : Qfalse;

@@ -7,8 +7,9 @@ what differs: conversions, exceptions, callbacks, contexts.
 Ruby raises by longjmp, so a function converts every input first, in the
 plan's order (the callback, which allocates, last), and frees a callback
 registration the C call did not take before it raises.  A blocking call
-runs through mqrb_blocking, without the GVL: its C arguments travel in a
-struct to a function of their own."""
+keeps the GVL (the library releases it around each system call that
+sleeps: callback.c) and raises the interrupt that ended its wait early, if
+any (mqrb_check_ints), before its own error."""
 from .text import arg_text, banner, c_decl, c_string, col
 
 LANG = "ruby"
@@ -64,8 +65,6 @@ class FuncGlue:
 
     def emit(self):
         p = self.plan
-        if p.blocking:
-            self.blocking_call()
         self.w("/* %s */" % p.doc)
         self.w("static VALUE")
         self.w("%s(%s)" % (cname(p), self.signature()))
@@ -126,43 +125,6 @@ class FuncGlue:
                 args.append(arg_text(LANG, a))
         return args
 
-    def blocking_call(self):
-        """The struct and the function that make the C call without the GVL."""
-        p, fields = self.plan, []
-        for n, a in enumerate(p.c_args):
-            if a.role == "self":
-                fields.append(("%s *" % p.cls.c, "obj"))
-            elif a.literal is None:
-                fields.append((a.ctype + (" *" if a.out else ""), "a%d" % n))
-        self.w("/* %s without the GVL (mqrb_blocking) */" % p.cfunc)
-        self.w("struct %s_call {" % cname(p))
-        for t, n in fields:
-            self.w("    %s;" % c_decl(t.rstrip(), n) if not t.endswith("*") else
-                   "    %s%s;" % (t, n))
-        if p.c_ret == "status":
-            self.w("    MkErrorE rc;")
-        elif p.c_ret == "value":
-            self.w("    %s;" % c_decl(p.c_ret_type, "r"))
-        self.w("};")
-        self.w("")
-        self.w("static void *")
-        self.w("%s_nogvl(void *p)" % cname(p))
-        self.w("{")
-        self.w("    struct %s_call *c = p;" % cname(p))
-        args = []
-        for n, a in enumerate(p.c_args):
-            args.append("c->obj" if a.role == "self" else a.literal if a.literal is not None
-                        else "c->a%d" % n)
-        call = "%s(%s)" % (p.cfunc, ", ".join(args))
-        if p.c_ret == "status":
-            call = "c->rc = " + call
-        elif p.c_ret == "value":
-            call = "c->r = " + call
-        self.w("    %s;" % call)
-        self.w("    return NULL;")
-        self.w("}")
-        self.w("")
-
     def call_and_return(self):
         p, r = self.plan, self.plan.result
         call = "%s(%s)" % (p.cfunc, ", ".join(self.c_args()))
@@ -183,24 +145,8 @@ class FuncGlue:
                 self.w("    mqrb_ctx_delete(self);")
             self.w("    return Qnil;")
             return
-        if p.blocking:
-            init = []
-            for n, a in enumerate(p.c_args):
-                if a.role == "self":
-                    init.append("obj")
-                elif a.literal is None:
-                    init.append("&" + a.var if a.out else arg_text(LANG, a))
-            self.w("    {")
-            self.w("        struct %s_call call = {%s};" % (cname(p), ", ".join(init)))
-            self.w("        mqrb_blocking(%s_nogvl, &call);" % cname(p))
-            if p.c_ret == "status":
-                self.w("        rc = call.rc;")
-            elif p.c_ret == "value":
-                self.w("        r = call.r;")
-            self.w("    }")
-        else:
-            stmt = {"status": "rc = %s;", "value": "r = %s;"}.get(p.c_ret, "%s;") % call
-            self.w("    " + stmt)
+        stmt = {"status": "rc = %s;", "value": "r = %s;"}.get(p.c_ret, "%s;") % call
+        self.w("    " + stmt)
         for i in p.inputs:
             rel = col(i.param.type, LANG).get("release")
             if rel:
@@ -217,9 +163,15 @@ class FuncGlue:
             self.w("        VALUE e = %s;" % error_value(p))
             for i in p.free_on_error:
                 self.w("        mqrb_cb_free(%s); /* not taken: still ours */" % i.param.name)
+            if p.blocking:
+                self.w("        mqrb_check_ints();")
             self.w("        rb_exc_raise(e);")
             self.w("    }")
+            if p.blocking:
+                self.w("    mqrb_check_ints();")
         else:
+            if p.blocking:
+                self.w("    mqrb_check_ints();")
             self.w("    if (rc == MK_ERROR)")
             self.w("        " + raise_stmt(p))
 
