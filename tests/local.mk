@@ -9,3 +9,8 @@ TESTS += tests/install_test.sh
 # `make install` relinks the libraries libtool-style while it runs, and the
 # other tests run programs from the build tree: this one runs last.
 tests/install_test.log: $(filter-out tests/install_test.log,$(TEST_LOGS))
+
+# one version everywhere: --version of C and each language's perfserver,
+# MqVersion/MkVersion in every binding
+dist_check_SCRIPTS += tests/version_test.sh
+TESTS += tests/version_test.sh
