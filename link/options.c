@@ -259,6 +259,11 @@ check_combination(MqContextC *ctx)
         return bad(ctx, "option '%s' needs --uds or --tcp",
                    c->start == MQI_START_FORK ? "--fork" :
                    c->start == MQI_START_SPAWN ? "--spawn" : "--thread");
+    if (c->tp == MQI_TP_NONE && ctx->is_server)
+        return MkErrorSet(ctx->err, MQ_ERR_OPTION,
+                          "no transport: a server listens with --uds --file PATH or "
+                          "--tcp --port P (and --fork, --thread or --spawn), or is "
+                          "started by its client as 'CLIENT @ SERVER-PROGRAM'");
     if (c->tp == MQI_TP_NONE)
         return MkErrorSet(ctx->err, MQ_ERR_OPTION,
                           "no transport: give '@ server-program', --uds or --tcp");

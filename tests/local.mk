@@ -14,3 +14,7 @@ tests/install_test.log: $(filter-out tests/install_test.log,$(TEST_LOGS))
 # MqVersion/MkVersion in every binding
 dist_check_SCRIPTS += tests/version_test.sh
 TESTS += tests/version_test.sh
+
+# messages that fit a user's first mistakes (no transport, a string for argv)
+dist_check_SCRIPTS += tests/usage_test.sh
+TESTS += tests/usage_test.sh
