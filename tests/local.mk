@@ -18,3 +18,7 @@ TESTS += tests/version_test.sh
 # messages that fit a user's first mistakes (no transport, a string for argv)
 dist_check_SCRIPTS += tests/usage_test.sh
 TESTS += tests/usage_test.sh
+
+# the README's C example, taken from README.md: no warning, and it serves
+dist_check_SCRIPTS += tests/readme_test.sh
+TESTS += tests/readme_test.sh
