@@ -24,14 +24,15 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 DEBIAN_PACKAGES="autoconf automake libtool pkg-config make gcc g++ libsqlite3-dev libconfig-dev
   tcl-dev ruby-dev default-jdk python3-dev gnuplot-nox"
 
-# Only the fuzz setup needs clang (with its sanitizer and libFuzzer runtimes).
-FUZZ_PACKAGES="clang libclang-rt-14-dev"
+# The sanitizer and fuzz setups build with clang (its UBSan also sees what
+# gcc's misses, e.g. an offset applied to a null pointer; and libFuzzer).
+CLANG_PACKAGES="clang libclang-rt-14-dev"
 
 die() { echo "build.bash: $*" >&2; exit 2; }
 
 action_deps() {
     local missing=() packages=$DEBIAN_PACKAGES
-    [ "$SETUP" = fuzz ] && packages="$packages $FUZZ_PACKAGES"
+    case "$SETUP" in fuzz|check-asan) packages="$packages $CLANG_PACKAGES" ;; esac
     for p in $packages; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
     done
@@ -53,7 +54,8 @@ setup_vars() {
         CONFIG_ARGS=(--enable-debug --enable-threads=yes) ;;
     check-asan)
         BUILD=$TOP/build/check-asan; PREFIX=$TOP/build/check-asan/inst
-        CONFIG_ARGS=(--enable-debug --enable-threads=yes --enable-sanitize --disable-shared --with-python=no --with-ruby=no --with-tcl=no) ;;
+        CONFIG_ARGS=(CC=clang CXX=clang++ --enable-debug --enable-threads=yes --enable-sanitize
+                     --disable-shared --with-python=no --with-ruby=no --with-tcl=no --with-java=no) ;;
     perf-release)
         BUILD=$TOP/performance/gen/$TARGET/$SETUP/build; PREFIX=$TOP/performance/gen/$TARGET/$SETUP/inst
         CONFIG_ARGS=(--enable-shared=yes --enable-static=no --enable-threads=yes --enable-debug=no

@@ -17,6 +17,7 @@ MQGEN_FILES = \
 	wrappers/gen/mqgen/plan.py \
 	wrappers/gen/mqgen/text.py \
 	wrappers/gen/mqgen/cxx.py \
+	wrappers/gen/mqgen/java.py \
 	wrappers/gen/mqgen/python_glue.py \
 	wrappers/gen/mqgen/python_plain.py \
 	wrappers/gen/mqgen/python_stubs.py \
@@ -152,6 +153,7 @@ wrappers_cxx_callback_test_CPPFLAGS = $(MQCXX_CPPFLAGS)
 wrappers_cxx_callback_test_LDADD = tests/libmqtest.la link/libmqlink.la kernel/libmkkernel.la
 TESTS += wrappers/cxx/callback_test
 endif
+include wrappers/java/local.mk
 include wrappers/ruby/local.mk
 TESTS += $(WRAPPER_TESTS)
 nodist_check_SCRIPTS = $(WRAPPER_TESTS)

@@ -63,6 +63,42 @@ $(INTEROP_DRIVERS): tests/interop/%.sh: Makefile
 	$(AM_V_GEN)$(MKDIR_P) tests/interop && { echo '$(INTEROP_ENV)'; \
 	  echo 'exec $(INTEROP_RUN) "$(INTEROP_CLIENT_$(firstword $(subst -, ,$*)))" "$(INTEROP_SERVER_$(lastword $(subst -, ,$*)))" "$(INTEROP_MODES)"'; } > $@ && chmod +x $@
 
+# Java: no --fork (the JVM cannot fork); its pairs run over the other modes.
+if WITH_JAVA
+INTEROP_JAVA_MODES = pipe uds-spawn uds-thread tcp-spawn tcp-thread
+INTEROP_CLIENT_java = $(MQJ_RUN) JavaClient
+INTEROP_SERVER_java = $(MQJ_RUN) JavaServer
+INTEROP_JAVA_TESTS = tests/interop/java-c.sh tests/interop/java-java.sh tests/interop/c-java.sh
+if WITH_CXX
+INTEROP_JAVA_TESTS += tests/interop/java-cxx.sh
+endif
+if WITH_PYTHON
+INTEROP_JAVA_TESTS += tests/interop/java-py.sh tests/interop/py-java.sh
+endif
+TESTS += $(INTEROP_JAVA_TESTS)
+nodist_check_SCRIPTS += $(INTEROP_JAVA_TESTS)
+CLEANFILES += $(INTEROP_JAVA_TESTS)
+if WITH_TCL
+INTEROP_JAVA_TCL = tests/interop/java-tcl.sh
+TESTS += $(INTEROP_JAVA_TCL)
+nodist_check_SCRIPTS += $(INTEROP_JAVA_TCL)
+CLEANFILES += $(INTEROP_JAVA_TCL)
+endif
+INTEROP_JAVA_DRIVERS = $(foreach p,java-c java-java c-java java-cxx java-py py-java java-tcl,tests/interop/$(p).sh)
+$(INTEROP_JAVA_DRIVERS): tests/interop/%.sh: Makefile
+	$(AM_V_GEN)$(MKDIR_P) tests/interop && { echo '$(INTEROP_ENV)'; \
+	  echo 'exec $(INTEROP_RUN) "$(INTEROP_CLIENT_$(firstword $(subst -, ,$*)))" "$(INTEROP_SERVER_$(lastword $(subst -, ,$*)))" "$(INTEROP_JAVA_MODES)"'; } > $@ && chmod +x $@
+# A Java client against the Ruby server: the modes both have (no fork, no thread).
+if WITH_RUBY
+TESTS += tests/interop/java-rb.sh
+nodist_check_SCRIPTS += tests/interop/java-rb.sh
+CLEANFILES += tests/interop/java-rb.sh
+tests/interop/java-rb.sh: Makefile
+	$(AM_V_GEN)$(MKDIR_P) tests/interop && { echo '$(INTEROP_ENV)'; \
+	  echo 'exec $(INTEROP_RUN) "$(INTEROP_CLIENT_java)" "$(INTEROP_SERVER_rb)" "pipe uds-spawn tcp-spawn"'; } > $@ && chmod +x $@
+endif
+endif
+
 # Ruby: a Ruby client against C, C++, Python and Ruby servers, C and Python
 # clients against the Ruby server.  A Ruby server runs pipe, fork and spawn
 # (no --thread: the library's threads cannot run Ruby code); rb-rb-gc runs

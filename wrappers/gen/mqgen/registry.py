@@ -2,7 +2,7 @@
 golden test and `mqgen.py --list-outputs` / `--update-golden` all read this
 list; adding a language is one module with an emit(api) -> str and one line
 here (golden/sample.NAME then comes from `mqgen.py --update-golden`)."""
-from . import cxx, python_glue, python_plain, python_stubs, ruby, tcl
+from . import cxx, java, python_glue, python_plain, python_stubs, ruby, tcl
 
 
 class Output:
@@ -15,6 +15,8 @@ OUTPUTS = [
     Output("python-h", python_plain.emit_h, "its declarations for the runtime (gen/glue.h)"),
     Output("python-pyi", python_stubs.emit, "the Python stubs (mqlink.pyi)"),
     Output("cxx", cxx.emit, "the header-only C++ binding (mqlink.hh)"),
+    Output("java-glue", java.emit_glue, "C for the JNI library (gen/glue.c)"),
+    Output("java-classes", java.emit_classes, "the Java classes, split on '//// NAME.java'"),
     Output("ruby", ruby.emit, "C for the Ruby extension (gen/glue.c)"),
     Output("tcl-glue", tcl.emit, "C for the Tcl extension (gen/glue.c)"),
     Output("tcl-h", tcl.emit_h, "its class indices for the runtime (gen/glue.h)"),

@@ -49,7 +49,8 @@ NEEDS = {
                RET: ("hint_out", "build")},
     "tcl": {IN: ("in_", "local", "args", "to"), OUT: ("out", "build"), RET: ("out", "build")},
     "ruby": {IN: ("in_", "local", "args", "to"), OUT: ("out", "build"), RET: ("out", "build")},
-    "java": {IN: ("in_",), OUT: ("out",), RET: ("out",)},
+    "java": {IN: ("in_", "sig", "jni", "local", "args"), OUT: ("out", "sig", "jni", "value"),
+             RET: ("out", "sig", "jni", "value")},
 }
 TEMPORARY_NEEDS = {"python": ("release",)}
 
@@ -69,6 +70,20 @@ def _tcl_number(name, ctype, tcl):
                build=_TCL_BUILD.get(name, "mqtcl_from_int({v})"))
 
 
+# Java: sig is the JNI type signature, jni the C type of the JNI argument
+# or result, value how a C value becomes that result.
+JAVA_SIG = {"byte": "B", "short": "S", "int": "I", "long": "J", "float": "F", "double": "D",
+            "boolean": "Z"}
+
+
+def _java_number(ctype, java):
+    jni = "j" + java
+    value = "({v}) ? JNI_TRUE : JNI_FALSE" if java == "boolean" else "(%s)({v})" % jni
+    arg = "(%s)({n} != JNI_FALSE)" % ctype if java == "boolean" else "(%s){n}" % ctype
+    return Col(in_=java, out=java, sig=JAVA_SIG[java], jni=jni, local=(), args=(arg,),
+               value=value)
+
+
 def _number(name, ctype, py_build, py_hint, tcl, ruby, java, cxx=None, rb_build=None):
     """A scalar: one C argument in, a local of the same type out."""
     return Type(
@@ -80,7 +95,13 @@ def _number(name, ctype, py_build, py_hint, tcl, ruby, java, cxx=None, rb_build=
         tcl=_tcl_number(name, ctype, tcl),
         ruby=Col(in_=ruby, out=ruby, local=("%s {n}" % ctype,), args=("{n}",),
                  to='{n} = mqrb_to_%s({arg}, "{fn}");' % name, build=rb_build),
-        java=Col(in_=java, out=java))
+        java=_java_number(ctype, java))
+
+
+# Java: a String converted into a local mqj_str (real UTF-8), released after the call.
+JAVA_STR_IN = dict(in_="String", sig="Ljava/lang/String;", jni="jstring", local=("mqj_str {n}_s",),
+                   args=("{n}_s.s",), to='mqj_to_STR(env, {n}, &{n}_s, "{fn}")',
+                   release="mqj_str_release(&{n}_s);")
 
 
 def _text(name, to, tcl_to, rb_to):
@@ -93,7 +114,7 @@ def _text(name, to, tcl_to, rb_to):
                 to=tcl_to + '(interp, {arg}, &{n}, "{fn}")'),
         ruby=Col(in_="String", local=("const char *{n}", "volatile VALUE {n}_keep"),
                  args=("{n}",), to=rb_to, release="RB_GC_GUARD({n}_keep);"),
-        java=Col(in_="String"))
+        java=Col(**JAVA_STR_IN))
 
 
 TYPES = {t.name: t for t in [
@@ -115,13 +136,13 @@ TYPES = {t.name: t for t in [
                  to='mqtcl_to_WAIT(interp, {arg}, &{n}, "{fn}")'),
          ruby=Col(in_="Integer", local=("MqWaitE {n}",), args=("{n}",),
                   to='{n} = mqrb_to_WAIT({arg}, "{fn}");'),
-         java=Col(in_="int")),
+         java=Col(in_="int", sig="I", jni="jint", local=(), args=("(MqWaitE){n}",))),
     Type("SIZE", (OUT, RET), c_out=[("value", "size_t")], c_ret="size_t",
          cxx=Col(value="size_t", wrap="{v}"),
          python=Col(hint_out="int", build="PyLong_FromSize_t({v})"),
          tcl=Col(out="integer", build="Tcl_NewWideIntObj((Tcl_WideInt){v})"),
          ruby=Col(out="Integer", build="SIZET2NUM({v})"),
-         java=Col(out="long")),
+         java=Col(out="long", sig="J", jni="jlong", value="(jlong)({v})")),
     Type("STR", ALL, c_in=[("value", "const char *")], c_out=[("value", "const char *")],
          c_ret="const char *",
          cxx=Col(param="MkStringR", args=("{n}.c_str()",), value="std::string",
@@ -133,7 +154,7 @@ TYPES = {t.name: t for t in [
          ruby=Col(in_="String", out="String", local=("const char *{n}", "volatile VALUE {n}_keep"),
                   args=("{n}",), to='{n} = mqrb_to_STR({arg}, &{n}_keep, "{fn}");',
                   release="RB_GC_GUARD({n}_keep);", build="mqrb_from_STR({v})"),
-         java=Col(in_="String", out="String")),
+         java=Col(out="String", value="mqj_from_STR(env, {v})", **JAVA_STR_IN)),
     _text("TOKEN", 'mqpy_to_TOKEN({arg}, &{n}, "{fn}")', "mqtcl_to_TOKEN",
           '{n} = mqrb_to_TOKEN({arg}, &{n}_keep, "{fn}");'),
     # The C function is printf-like; wrappers pass the text as "%s"'s argument
@@ -147,7 +168,7 @@ TYPES = {t.name: t for t in [
          ruby=Col(in_="String", local=("const char *{n}", "volatile VALUE {n}_keep"),
                   args=(None, "{n}"), to='{n} = mqrb_to_STR({arg}, &{n}_keep, "{fn}");',
                   release="RB_GC_GUARD({n}_keep);"),
-         java=Col(in_="String")),
+         java=Col(**dict(JAVA_STR_IN, args=(None, "{n}_s.s")))),
     Type("BIN", (IN, OUT), c_in=[("data", "const void *"), ("size", "size_t")],
          c_out=[("data", "const void *"), ("size", "size_t")], temporary=True,
          cxx=Col(param="MkBinaryR", args=("{n}.data", "{n}.size"), value="std::vector<uint8_t>",
@@ -165,7 +186,9 @@ TYPES = {t.name: t for t in [
                   local=("const void *{n}", "size_t {n}_size"), args=("{n}", "{n}_size"),
                   to='{n} = mqrb_to_BIN({arg}, &{n}_size, "{fn}");',
                   build="mqrb_from_BIN({v}, {size})"),
-         java=Col(in_="byte[]", out="byte[]")),
+         java=Col(in_="byte[]", out="byte[]", sig="[B", jni="jbyteArray", local=("mqj_bin {n}_b",),
+                  args=("{n}_b.p", "{n}_b.n"), to='mqj_to_BIN(env, {n}, &{n}_b, "{fn}")',
+                  release="mqj_bin_release(&{n}_b);", value="mqj_from_BIN(env, {v}, {size})")),
     Type("BUF", ALL, c_in=[("value", "const MkBufferC *")], c_out=[("value", "MkBufferC *")],
          c_ret="MkBufferC *",
          cxx=Col(param="const MkBufferC &", args=("{n}.Ptr()",), value="MkBufferC",
@@ -178,7 +201,9 @@ TYPES = {t.name: t for t in [
                  to='mqtcl_to_BUF(interp, {arg}, &{n}, "{fn}")', build="mqtcl_from_BUF({v})"),
          ruby=Col(in_="MkBufferC", out="MkBufferC", local=("MkBufferC *{n}",), args=("{n}",),
                   to='{n} = mqrb_to_BUF({arg}, "{fn}");', build="mqrb_from_BUF({v})"),
-         java=Col(in_="MkBufferC", out="MkBufferC")),
+         java=Col(in_="MkBufferC", out="MkBufferC", sig="Lorg/mqlink/MkBufferC;", jni="jobject",
+                  local=("MkBufferC *{n}_p",), args=("{n}_p",),
+                  to='mqj_to_BUF(env, {n}, &{n}_p, "{fn}")', value="mqj_from_BUF(env, {v})")),
     Type("CTX", (IN, RET), c_in=[("value", "MqContextC *")], c_ret="MqContextC *",
          cxx=Col(param="MqContextC &", args=("{n}.Ptr()",), value="MqContextC *",
                  wrap="detail::context_of({v})"),
@@ -190,7 +215,9 @@ TYPES = {t.name: t for t in [
          ruby=Col(in_="MqContextC", out="MqContextC", local=("MqContextC *{n}",),
                   args=("{n}",), to='{n} = mqrb_to_CTX({arg}, "{fn}");',
                   build="mqrb_from_CTX({v})"),
-         java=Col(in_="MqContextC", out="MqContextC")),
+         java=Col(in_="MqContextC", out="MqContextC", sig="Lorg/mqlink/MqContextC;",
+                  jni="jobject", local=("MqContextC *{n}_p",), args=("{n}_p",),
+                  to='mqj_to_CTX(env, {n}, &{n}_p, "{fn}")', value="mqj_from_CTX(env, {v})")),
     Type("ARGV", (IN,), c_in=[("argc", "int"), ("argv", "const char **")], temporary=True,
          cxx=Col(param="const std::vector<std::string> &", args=("{n}_v.argc()", "{n}_v.argv()"),
                  hold="detail::Argv {n}_v({n});"),
@@ -205,7 +232,9 @@ TYPES = {t.name: t for t in [
                   args=("{n}.argc", "{n}.argv"),
                   to='mqrb_to_ARGV({arg}, &{n}, &{n}_keep, "{fn}");',
                   release="mqrb_argv_done(&{n}); RB_GC_GUARD({n}_keep);"),
-         java=Col(in_="String[]")),
+         java=Col(in_="String[]", sig="[Ljava/lang/String;", jni="jobjectArray",
+                  local=("mqj_argv {n}_a",), args=("{n}_a.argc", "(const char **){n}_a.argv"),
+                  to='mqj_to_ARGV(env, {n}, &{n}_a, "{fn}")', release="mqj_argv_release(&{n}_a);")),
     Type("CALLBACK", (IN,),
          c_in=[("fn", "MqServiceCallF"), ("cbdata", "void *"), ("free", "MqDataFreeF")],
          cxx=Col(param="MqCallbackF", args=("detail::cb_call", "{n}_d.get()", "detail::cb_free"),
@@ -221,7 +250,15 @@ TYPES = {t.name: t for t in [
          # converted last (plan.convert_order): nothing converted after it can raise
          ruby=Col(in_="Proc", local=("void *{n}",), args=("mqrb_cb_call", "{n}", "mqrb_cb_free"),
                   to='{n} = mqrb_cb_new(self, {arg}, MQRB_SCOPE_{scope}, "{fn}");'),
-         java=Col(in_="MqServiceIF")),
+         # Java: two interfaces, one native: Call(ctx) (lambdas, Server::Svc)
+         # and Call() (this::Svc); the runtime tells them apart once.
+         java=Col(in_="MqServiceIF<T>", forms=("MqServiceIF<T>", "MqServiceNoArgIF"),
+                  sig="Lorg/mqlink/MqServiceIF;", sigs=("Lorg/mqlink/MqServiceIF;",
+                                                       "Lorg/mqlink/MqServiceNoArgIF;"),
+                  jni="jobject", local=("void *{n}_cb",),
+                  args=("mqj_cb_call", "{n}_cb", "mqj_cb_free"),
+                  to='({n}_cb = mqj_cb_new(env, {n}, MQJ_SCOPE_{scope}, "{fn}"))',
+                  free="mqj_cb_free({n}_cb);")),
 ]}
 
 

@@ -1,0 +1,403 @@
+"""The Java (JNI) binding: the C glue (gen/glue.c: one JNI function per
+CallPlan and the RegisterNatives tables the runtime registers in
+JNI_OnLoad) and the Java classes of package org.mqlink whose methods are
+those natives (one text holding every class, each after a line
+"//// NAME.java" that the build splits on)."""
+import itertools
+import re
+
+from .text import arg_text, banner, c_decl, col
+
+LANG = "java"
+PKG = "org.mqlink"
+MODULE = "MqLink"  # the Java class of the constants and module functions
+
+
+# ---------------------------------------------------------------- helpers
+
+def jcol(type_name):
+    return col(type_name, LANG)
+
+
+def ret_type(plan):
+    """The Java type a call returns."""
+    r = plan.result
+    if r.kind == "continue":
+        return "boolean"
+    if r.kind in ("out", "value"):
+        return jcol(r.type).out
+    if r.kind == "object":
+        return plan.cls.name
+    return "void"
+
+
+def ret_sig(plan):
+    r = plan.result
+    if r.kind == "continue":
+        return "Z"
+    if r.kind in ("out", "value"):
+        return jcol(r.type).sig
+    if r.kind == "object":
+        return "L%s/%s;" % (PKG.replace(".", "/"), plan.cls.name)
+    return "V"
+
+
+def ret_jni(plan):
+    r = plan.result
+    if r.kind == "continue":
+        return "jboolean"
+    if r.kind in ("out", "value"):
+        return jcol(r.type).jni
+    if r.kind == "object":
+        return "jobject"
+    return "void"
+
+
+def fail_return(plan):
+    """What a JNI function returns when it throws."""
+    j = ret_jni(plan)
+    return "return;" if j == "void" else "return 0;" if j in (
+        "jboolean", "jbyte", "jshort", "jint", "jlong", "jfloat", "jdouble") else "return NULL;"
+
+
+def forms(inp):
+    """The Java types an input is offered as (a callback: both interfaces,
+    but the server setup takes the new instance, so only Call(ctx))."""
+    c = jcol(inp.param.type)
+    return c.get("forms") or (c.in_,)
+
+
+def sigs(inp):
+    c = jcol(inp.param.type)
+    return c.get("sigs") or (c.sig,)
+
+
+def variants(plan):
+    """Each combination of the inputs' forms: [(java types, signatures)]."""
+    per = []
+    for i in plan.inputs:
+        fs, ss = forms(i), sigs(i)
+        if plan.kind == "handwritten":
+            fs, ss = fs[:1], ss[:1]
+        per.append(list(zip(fs, ss)))
+    return [([f for f, _ in combo], [s for _, s in combo]) for combo in itertools.product(*per)]
+
+
+def generic(types):
+    return "<T extends MqContextC> " if any("<T>" in t for t in types) else ""
+
+
+def java_doc(text, indent="    "):
+    return "%s/** %s */" % (indent, text.replace("*/", "*&#47;"))
+
+
+def java_default(api, inp):
+    """A description default as a Java expression."""
+    d = str(inp.param.default)
+    if re.match(r"^[A-Z][A-Z0-9_]*$", d) and any(c.name == d for c in api.consts):
+        return "%s.%s" % (MODULE, d)
+    if inp.param.type == "FLT" and re.match(r"^-?[0-9.]+$", d):
+        return d + "f"
+    return d
+
+
+def c_name(plan):
+    return "%s_%s" % (plan.cls.name if plan.cls else MODULE, plan.name)
+
+
+def is_static(plan):
+    return plan.cls is None or plan.kind == "ctor"
+
+
+# ------------------------------------------------------------------ C glue
+
+class FuncGlue:
+    """One JNI function, rendered from its plan."""
+
+    def __init__(self, plan, out):
+        self.plan, self.w = plan, out.append
+
+    def params(self):
+        p = self.plan
+        head = "JNIEnv *env, %s" % ("jclass cls" if is_static(p) else "jobject self")
+        return head + "".join(", %s %s" % (jcol(i.param.type).jni, i.param.name)
+                              for i in p.inputs)
+
+    def emit(self):
+        p = self.plan
+        self.w("/* %s */" % p.doc)
+        self.w("static %s JNICALL" % ret_jni(p))
+        self.w("%s(%s)" % (c_name(p), self.params()))
+        self.w("{")
+        if self.declare_locals():
+            self.w("")
+        if p.on_object:
+            self.w("    if (!obj)")
+            self.w("        " + fail_return(p))
+        self.convert()
+        self.call_and_return()
+        self.w("}")
+        self.w("")
+
+    def declare_locals(self):
+        p, lines = self.plan, []
+        if p.on_object:
+            lines.append('%s *obj = mqj_ptr(env, self, "%s");' % (p.cls.c, p.name))
+        for i in p.inputs:
+            lines += [d.format(n=i.param.name) + ";" for d in jcol(i.param.type).local]
+        for a in p.c_args:
+            if a.out:
+                init = " = NULL" if a.ctype.endswith("*") else " = 0"
+                lines.append(c_decl(a.ctype, a.var) + init + ";")
+        if p.c_ret == "status":
+            lines.append("MkErrorE rc;")
+        elif p.c_ret == "value":
+            lines.append(c_decl(p.c_ret_type, "r") + ";")
+        for line in lines:
+            self.w("    " + line)
+        return bool(lines)
+
+    def convert(self):
+        """Each input that needs a conversion, in the plan's order; a failure
+        releases what was converted before it."""
+        p, held = self.plan, []
+        for i in p.convert_order:
+            c = jcol(i.param.type)
+            if not c.get("to"):
+                continue
+            conv = c.to.format(n=i.param.name, fn=p.name,
+                               scope=str(i.param.attrs.get("scope", "")).upper())
+            self.w("    if (!%s) {" % conv if held else "    if (!%s)" % conv)
+            for r in reversed(held):
+                self.w("        " + r)
+            self.w("        " + fail_return(p))
+            if held:
+                self.w("    }")
+            if c.get("release"):
+                held.append(c.release.format(n=i.param.name))
+
+    def c_call(self):
+        args = []
+        for a in self.plan.c_args:
+            if a.role == "self":
+                args.append("obj")
+            elif a.out:
+                args.append("&" + a.var)
+            else:
+                args.append(arg_text(LANG, a))
+        return "%s(%s)" % (self.plan.cfunc, ", ".join(args))
+
+    def releases(self):
+        for i in reversed(self.plan.convert_order):
+            c = jcol(i.param.type)
+            if c.get("release"):
+                self.w("    " + c.release.format(n=i.param.name))
+
+    def call_and_return(self):
+        p, r = self.plan, self.plan.result
+        call = self.c_call()
+        if r.kind == "object":
+            owned = 1 if r.owned else 0
+            self.w("    jobject o = mqj_new(env, MQJ_%s, %s, %d);" % (p.cls.name, call, owned))
+            self.releases()
+            self.w("    return o;")
+            return
+        if r.kind == "delete":
+            self.w("    mqj_delete_%s(env, self);" % p.cls.name)
+            return
+        self.w("    " + {"status": "rc = %s;", "value": "r = %s;"}.get(p.c_ret, "%s;") % call)
+        self.releases()
+        self.raise_on_error()
+        self.returns()
+
+    def raise_expr(self):
+        if self.plan.error == "context":
+            return "mqj_raise_ctx(env, obj);"
+        return "mqj_raise_kernel(env);"
+
+    def raise_on_error(self):
+        p = self.plan
+        if p.raise_on != "MK_ERROR":
+            return
+        self.w("    if (rc == MK_ERROR) {")
+        self.w("        " + self.raise_expr())
+        for i in p.free_on_error:
+            self.w("        %s /* not taken: still ours */"
+                   % jcol(i.param.type).free.format(n=i.param.name))
+        self.w("        " + fail_return(p))
+        self.w("    }")
+
+    def returns(self):
+        p, r = self.plan, self.plan.result
+        if r.kind == "continue":
+            self.w("    return rc == MK_OK ? JNI_TRUE : JNI_FALSE;")
+        elif r.kind == "out":
+            self.w("    return %s;" % jcol(r.type).value.format(
+                v=r.param.name, size=r.param.name + "_size"))
+        elif r.kind == "value":
+            if p.raise_on == "NULL":
+                self.w("    if (!r) {")
+                self.w("        " + self.raise_expr())
+                self.w("        return NULL;")
+                self.w("    }")
+            if r.nullable:
+                self.w("    if (!r)")
+                self.w("        return NULL;")
+            self.w("    return %s;" % jcol(r.type).value.format(v="r"))
+
+
+def constructor_glue(k, f, out):
+    """The handle for a plain class's Java constructor (its argument-free ctor)."""
+    out += ["/* %s (the constructor %s()) */" % (f.doc, k.name),
+            "static jlong JNICALL",
+            "%s_New(JNIEnv *env, jclass cls)" % k.name,
+            "{",
+            "    %s *r = %s();" % (k.c, f.cfunc),
+            "    if (!r)",
+            '        mqj_throw(env, MK_ERR_MEMORY, "%s: out of memory");' % k.name,
+            "    return (jlong)(intptr_t)r;",
+            "}", ""]
+
+
+def natives(out, decl, k, funcs):
+    """The RegisterNatives table of a class (or the module)."""
+    out.append("%s[] = {" % decl)
+    if k is not None and k.plain and k.create():
+        out.append('    {"New", "()J", (void *)%s_New},' % k.name)
+    for f in funcs:
+        p = f.plan
+        if f.kind == "ctor" and k is not None and not k.plain:
+            impl, sig = "mqj_rt_%s_Init" % k.name, "()V"
+            out.append('    {"Init", "%s", (void *)%s},' % (sig, impl))
+            continue
+        if f.kind == "dtor" and k.plain:
+            continue
+        impl = ("mqj_rt_%s_%s" % (k.name, f.name)) if f.kind == "handwritten" else c_name(p)
+        for _, ss in variants(p):
+            out.append('    {"%s", "(%s)%s", (void *)%s},' % (f.name, "".join(ss), ret_sig(p),
+                                                                impl))
+    out += ["};", ""]
+
+
+def emit_glue(api):
+    out = ["/* " + banner(api).strip() + " */", '#include "runtime.h"', ""]
+    out.append("enum {")
+    out += ["    MQJ_%s = %d," % (k.name, i) for i, k in enumerate(api.classes)]
+    out += ["};", ""]
+    for f in api.functions:
+        FuncGlue(f.plan, out).emit()
+    natives(out, "const JNINativeMethod mqj_module_natives", None, api.functions)
+    out += ["const int mqj_module_count = %d;" % sum(len(variants(f.plan)) for f in api.functions),
+            ""]
+    for k in api.classes:
+        out += ["/* ---- %s: %s */" % (k.name, k.doc), ""]
+        if k.plain and k.create():
+            constructor_glue(k, k.create(), out)
+        for f in k.funcs:
+            if f.kind == "handwritten" or (f.kind == "ctor" and not k.plain) or \
+                    (f.kind == "dtor" and k.plain):
+                continue
+            FuncGlue(f.plan, out).emit()
+        natives(out, "static const JNINativeMethod %s_natives" % k.name, k, k.funcs)
+        if k.plain:
+            out += ["static void", "%s_free(void *o)" % k.name, "{",
+                    "    %s((%s *)o);" % (k.free, k.c), "}", ""]
+    out.append("/* The classes in the order of MQJ_*, for JNI_OnLoad to register. */")
+    out.append("const mqj_class mqj_classes[] = {")
+    for k in api.classes:
+        out.append('    {"%s", %s_natives, (int)(sizeof %s_natives / sizeof *%s_natives), %s},'
+                   % (k.name, k.name, k.name, k.name, "%s_free" % k.name if k.plain else "NULL"))
+    out += ["};", "const int mqj_class_count = %d;" % len(api.classes)]
+    return "\n".join(out).rstrip() + "\n"
+
+
+# ---------------------------------------------------------------- Java side
+
+def java_params(plan, types):
+    return ", ".join("%s %s" % (t, i.param.name) for t, i in zip(types, plan.inputs))
+
+
+def java_method(api, plan, out, native_name=None):
+    """The native declaration(s) of one function and an overload per
+    trailing default left out."""
+    static = "static " if is_static(plan) else ""
+    rt = ret_type(plan)
+    for types, _ in variants(plan):
+        out.append(java_doc(plan.doc))
+        out.append("    public %snative %s%s %s(%s);" % (static, generic(types), rt, plan.name,
+                                                          java_params(plan, types)))
+        ins = plan.inputs
+        n = len(ins)
+        while n > 0 and ins[n - 1].optional:
+            n -= 1
+            call = ", ".join([i.param.name for i in ins[:n]] +
+                             [java_default(api, i) for i in ins[n:]])
+            out.append(java_doc(plan.doc))
+            ret = "" if rt == "void" else "return "
+            out.append("    public %s%s%s %s(%s) {" % (static, generic(types[:n]), rt, plan.name,
+                                                         java_params(plan, types[:n])))
+            out.append("        %s%s(%s);" % (ret, plan.name, call))
+            out.append("    }")
+    out.append("")
+
+
+def java_file(api, name, head, body):
+    while body and body[-1] == "":
+        body = body[:-1]
+    return ["//// %s.java" % name, "// " + banner(api).strip(), "package %s;" % PKG, ""] + \
+        head + body + ["}", ""]
+
+
+def java_class(api, index, k):
+    out = [java_doc(k.doc, ""),
+           "public %sclass %s extends MkObjectC {" % ("final " if k.plain else "", k.name),
+           "    static { MqNative.load(); }", ""]
+    body = []
+    if k.plain:
+        body += ["    static final int KIND = %d;" % index, ""]
+        if k.create():
+            body += [java_doc(k.create().doc), "    public %s() {" % k.name,
+                     "        super(New(), true, KIND);", "    }", "",
+                     "    private static native long New();", ""]
+        body += ["    %s(long hdl, boolean owned) {" % k.name,
+                 "        super(hdl, owned, KIND);", "    }", ""]
+    for f in k.funcs:
+        p = f.plan
+        if f.kind == "ctor" and not k.plain:
+            body += [java_doc(f.doc), "    public %s() {" % k.name, "        Init();", "    }", "",
+                     "    private native void Init();", "",
+                     java_doc(f.doc), "    public static %s %s() {" % (k.name, f.name),
+                     "        return new %s();" % k.name, "    }", ""]
+        elif f.kind == "dtor" and k.plain:
+            body += [java_doc(f.doc + " Idempotent; an object not deleted is freed when it is"
+                              " collected."),
+                     "    @Override", "    public void %s() {" % f.name,
+                     "        super.%s();" % f.name, "    }", ""]
+        elif f.kind == "dtor":
+            body += [java_doc(f.doc + " Idempotent."), "    @Override",
+                     "    public native void %s();" % f.name, ""]
+        else:
+            java_method(api, p, body)
+    return java_file(api, k.name, out, body)
+
+
+def java_module(api):
+    head = [java_doc("%s: the constants and module functions." % api.doc, ""),
+            "public final class %s {" % MODULE,
+            "    static { MqNative.load(); }", "",
+            "    private %s() {" % MODULE, "    }", ""]
+    body = []
+    for c in api.consts:
+        body += [java_doc(c.doc), "    public static final int %s = %s;" % (c.name, c.value)]
+    body.append("")
+    for f in api.functions:
+        java_method(api, f.plan, body)
+    return java_file(api, MODULE, head, body)
+
+
+def emit_classes(api):
+    out = []
+    for i, k in enumerate(api.classes):
+        out += java_class(api, i, k)
+    out += java_module(api)
+    return "\n".join(out).rstrip() + "\n"

@@ -1,0 +1,429 @@
+// BindingTest.java — the Java binding's own cases, in one JVM (TAP): every
+// type at its boundaries through the kernel objects, strings outside the BMP,
+// errors both ways, wrong-type reads, deleted objects, --fork refused, and a
+// server in this JVM (uds --thread: the library's threads call into Java)
+// whose instances are new objects of its class, released when they go.
+import java.io.File;
+import java.io.FileWriter;
+import java.lang.ref.WeakReference;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import org.mqlink.*;
+
+public class BindingTest {
+    interface Case {
+        void run() throws Exception;
+    }
+
+    static int n = 0, failed = 0;
+
+    static void check(String name, Case c) {
+        n++;
+        try {
+            c.run();
+            System.out.println("ok " + n + " - " + name);
+        } catch (Throwable e) {
+            failed++;
+            System.out.println("not ok " + n + " - " + name);
+            System.out.println("#   " + e);
+            for (StackTraceElement s : e.getStackTrace())
+                if (s.getClassName().startsWith("BindingTest"))
+                    System.out.println("#     at " + s);
+        }
+        System.out.flush();
+    }
+
+    static void expect(boolean ok, String what) {
+        if (!ok)
+            throw new AssertionError(what);
+    }
+
+    static MkExceptionC raises(Case c) throws Exception {
+        try {
+            c.run();
+        } catch (MkExceptionC e) {
+            return e;
+        }
+        throw new AssertionError("no MkExceptionC");
+    }
+
+    static final String NONBMP = "\u00e4\u4e2d\ud83d\ude00x";
+    static final int MiB = 1 << 20;
+
+    // ------------------------------------------------------------ a server
+    static final List<WeakReference<TestServer>> instances = Collections.synchronizedList(new ArrayList<>());
+
+    public static class TestServer extends MqContextC {
+        public TestServer() {
+            instances.add(new WeakReference<>(this));
+        }
+
+        public void ServerSetup() {
+            ServiceCreate("ECHO", ctx -> {   // a lambda taking the context
+                ctx.SendSTART();
+                while (ctx.ReadItemExists())
+                    ctx.ProxyItem(ctx);
+                ctx.SendRETURN();
+            });
+            ServiceCreate("FAIL", this::FAIL);   // a bound method reference
+            ServiceCreate("JERR", () -> {
+                throw new IllegalStateException("java says no");
+            });
+            ServiceCreate("INST", TestServer::INST);   // an unbound one
+            ServiceCreate("WRNG", this::WRNG);
+        }
+
+        void FAIL() {
+            throw new MkExceptionC(ReadSTR(), 1234);
+        }
+
+        void INST() {
+            SendSTART();
+            SendSTR(getClass().getName() + ":" + System.identityHashCode(this) + ":"
+                    + Thread.currentThread().getName());
+            SendRETURN();
+        }
+
+        void WRNG() {
+            String text;
+            try {
+                ReadI32();
+                text = "not caught";
+            } catch (MkExceptionC e) {
+                text = "caught: " + e.getText();
+            }
+            SendSTART();
+            SendSTR(text);
+            SendRETURN();
+        }
+    }
+
+    public static class NoDefault extends MqContextC {
+        public NoDefault(int x) {
+        }
+    }
+
+    public static class BadSetup extends MqContextC {
+        public void ServerSetup() {
+            throw new MkExceptionC("setup refused on purpose", 4321);
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        check("MkBufferC: every fixed type at its boundaries", () -> {
+            try (MkBufferC b = new MkBufferC()) {
+                b.SetI8(Byte.MIN_VALUE); expect(b.GetI8() == Byte.MIN_VALUE, "I8 min");
+                b.SetI8(Byte.MAX_VALUE); expect(b.GetI8() == Byte.MAX_VALUE, "I8 max");
+                b.SetI16(Short.MIN_VALUE); expect(b.GetI16() == Short.MIN_VALUE, "I16");
+                b.SetI32(Integer.MIN_VALUE); expect(b.GetI32() == Integer.MIN_VALUE, "I32");
+                b.SetI64(Long.MIN_VALUE); expect(b.GetI64() == Long.MIN_VALUE, "I64 min");
+                b.SetI64(Long.MAX_VALUE); expect(b.GetI64() == Long.MAX_VALUE, "I64 max");
+                expect(b.GetType() == MqLink.MK_TYPE_I64, "type");
+                b.SetFLT(Float.NaN); expect(Float.isNaN(b.GetFLT()), "FLT NaN");
+                b.SetDBL(-0.0); expect(Double.doubleToRawLongBits(b.GetDBL()) == Long.MIN_VALUE, "-0.0");
+                b.SetDBL(Double.MIN_VALUE); expect(b.GetDBL() == Double.MIN_VALUE, "denormal");
+                b.SetBOL(true); expect(b.GetBOL(), "BOL");
+                b.SetBOL(false); expect(!b.GetBOL(), "BOL false");
+            }
+        });
+        check("MkBufferC: checked conversions throw with a code", () -> {
+            MkBufferC b = new MkBufferC();
+            b.SetI32(300);
+            MkExceptionC e = raises(() -> b.GetI8());
+            expect(e.getCode() == MqLink.MK_ERR_RANGE, "code " + e.getCode());
+            expect(b.GetSTR().equals("300"), "I32 as STR");
+            b.SetBIN(new byte[] {1});
+            raises(() -> b.GetSTR());
+            b.Delete();
+        });
+        check("STR: UTF-8 outside the BMP both ways, NUL refused", () -> {
+            MkBufferC b = new MkBufferC();
+            b.SetSTR(NONBMP);
+            expect(b.GetSTR().equals(NONBMP), "round trip");
+            b.SetSTR("");
+            expect(b.GetSTR().isEmpty(), "empty");
+            byte[] utf8 = NONBMP.getBytes(StandardCharsets.UTF_8);
+            b.SetBIN(utf8);
+            MkBufferStreamC s = new MkBufferStreamC();
+            s.WriteSTR(NONBMP);
+            expect(s.Size() > utf8.length, "size");
+            s.PosToStart();
+            expect(Arrays.equals(s.ReadBIN(), utf8), "the bytes on the wire are real UTF-8");
+            raises(() -> b.SetSTR("a\u0000b"));
+            s.Delete();
+        });
+        check("MkBufferStreamC: every type, nested lists, BIN empty and 1 MiB", () -> {
+            MkBufferStreamC s = MkBufferStreamC.Create();
+            byte[] big = new byte[MiB];
+            for (int i = 0; i < big.length; i++)
+                big[i] = (byte) i;
+            s.WriteI8((byte) -128); s.WriteI16((short) 32767); s.WriteI32(-1); s.WriteI64(Long.MIN_VALUE);
+            s.WriteFLT(Float.NEGATIVE_INFINITY); s.WriteDBL(Double.NaN); s.WriteBOL(true);
+            s.WriteL_START(); s.WriteSTR(NONBMP); s.WriteL_START(); s.WriteBIN(new byte[0]); s.WriteL_END(); s.WriteL_END();
+            s.WriteBIN(big);
+            s.PosToStart();
+            expect(s.ReadI8() == -128 && s.ReadI16() == 32767 && s.ReadI32() == -1, "ints");
+            expect(s.ReadI64() == Long.MIN_VALUE, "I64");
+            expect(s.ReadFLT() == Float.NEGATIVE_INFINITY && Double.isNaN(s.ReadDBL()) && s.ReadBOL(), "floats");
+            s.ReadL_START();
+            expect(s.ReadSTR().equals(NONBMP), "STR");
+            s.ReadL_START();
+            expect(s.ReadBIN().length == 0, "empty BIN");
+            expect(!s.ReadItemExists(), "end of inner list");
+            s.ReadL_END(); s.ReadL_END();
+            expect(Arrays.equals(s.ReadBIN(), big), "1 MiB BIN");
+            raises(() -> s.ReadI8());
+            s.Delete();
+        });
+        check("MkBufferStreamC: a wrong-type read throws, ReadBUF is a copy to keep", () -> {
+            MkBufferStreamC s = new MkBufferStreamC();
+            s.WriteSTR("abc"); s.WriteI32(7); s.WriteI32(8);
+            s.PosToStart();
+            MkExceptionC e = raises(() -> s.ReadI32());
+            expect(e.getCode() == MqLink.MK_ERR_TYPE, "code " + e.getCode() + " " + e.getText());
+            s.PosToStart();
+            s.ReadSTR();
+            MkBufferC a = s.ReadBUF(), b = s.ReadBUF();
+            expect(a.GetI32() == 7 && b.GetI32() == 8, "copies");
+            s.Delete();
+            expect(a.GetI32() == 7, "the copy outlives the stream");
+        });
+        check("ReadBUF copies of every type pass on unchanged and answer every method", () -> {
+            MkBufferStreamC s = new MkBufferStreamC(), t = new MkBufferStreamC();
+            byte[] bin = {0, (byte) 0xff, 7};
+            s.WriteI8((byte) -128); s.WriteI16(Short.MIN_VALUE); s.WriteI32(Integer.MAX_VALUE);
+            s.WriteI64(Long.MIN_VALUE); s.WriteFLT(-0.0f); s.WriteDBL(Double.NaN); s.WriteBOL(true);
+            s.WriteSTR(NONBMP); s.WriteBIN(bin); s.WriteSTR("");
+            s.PosToStart();
+            List<MkBufferC> got = new ArrayList<>();
+            while (s.ReadItemExists())
+                got.add(s.ReadBUF());
+            for (MkBufferC b : got)
+                t.WriteBUF(b);
+            MkBufferListC l = new MkBufferListC();
+            for (MkBufferC b : got)
+                l.AppendBUF(b);
+            t.PosToStart();
+            expect(t.ReadI8() == -128 && t.ReadI16() == Short.MIN_VALUE && t.ReadI32() == Integer.MAX_VALUE, "ints");
+            expect(t.ReadI64() == Long.MIN_VALUE, "I64");
+            expect(Float.floatToRawIntBits(t.ReadFLT()) == Integer.MIN_VALUE && Double.isNaN(t.ReadDBL()) && t.ReadBOL(), "floats");
+            expect(t.ReadSTR().equals(NONBMP) && Arrays.equals(t.ReadBIN(), bin) && t.ReadSTR().isEmpty(), "STR BIN");
+            expect(l.IndexGet(7).GetSTR().equals(NONBMP) && l.IndexGet(3).GetI64() == Long.MIN_VALUE, "list");
+            MkBufferC b = got.get(2);
+            expect(b.IsValid() && b.GetType() == MqLink.MK_TYPE_I32 && b.GetI32() == Integer.MAX_VALUE, "methods");
+            b.SetI8((byte) 5);
+            expect(b.GetI8() == 5 && got.get(8).GetBIN().length == 3 && got.get(1).Dup().GetI16() == Short.MIN_VALUE, "more");
+            MkBufferC d = got.get(0);
+            d.Delete();
+            expect(!d.IsValid(), "deleted");
+            raises(() -> d.GetI8());
+            raises(() -> t.WriteBUF(d));
+            s.Delete(); t.Delete(); l.Delete();
+        });
+        check("MkBufferListC: append, size, index; a bad index throws", () -> {
+            try (MkBufferListC l = new MkBufferListC()) {
+                l.AppendI8((byte) 1); l.AppendSTR(NONBMP); l.AppendBIN(new byte[] {9});
+                MkBufferC b = new MkBufferC();
+                b.SetDBL(2.5);
+                l.AppendBUF(b);
+                expect(l.Size() == 4, "size");
+                expect(l.IndexGet(1).GetSTR().equals(NONBMP) && l.IndexGet(3).GetDBL() == 2.5, "values");
+                raises(() -> l.IndexGet(4));
+                MkBufferListC t = MkBufferListC.CreateTLS("bindingtest");
+                t.AppendI32(1);
+                expect(MkBufferListC.CreateTLS("bindingtest").Size() == 0, "TLS list emptied");
+            }
+        });
+        check("MqConfigFileC: typed reads, defaults, a type error names the file", () -> {
+            File f = File.createTempFile("bindingtest", ".cfg");
+            try (FileWriter w = new FileWriter(f)) {
+                w.write("name = \"" + NONBMP + "\";\nport = 4711;\nfast = true;\nratio = 0.5;\n");
+            }
+            try (MqConfigFileC c = new MqConfigFileC()) {
+                c.Read(f.getPath());
+                expect(c.GetSTR("name").equals(NONBMP) && c.GetI64("port") == 4711, "values");
+                expect(c.GetBOL("fast") && c.GetDBL("ratio") == 0.5 && c.Exists("port"), "more");
+                expect(c.GetI64("none", 9) == 9 && c.GetSTR("none", "d").equals("d"), "defaults");
+                MkExceptionC e = raises(() -> c.GetI64("name"));
+                expect(e.getText().contains(f.getName()), e.getText());
+            } finally {
+                f.delete();
+            }
+        });
+        check("a deleted object throws instead of touching freed memory", () -> {
+            MkBufferC b = new MkBufferC();
+            b.Delete();
+            b.Delete();
+            raises(() -> b.GetI8());
+            MqContextC c = new MqContextC();
+            c.Delete();
+            c.close();
+            MkExceptionC e = raises(() -> c.SendSTART());
+            expect(e.getText().contains("deleted"), e.getText());
+            raises(() -> c.ConfigSetName("x"));
+        });
+        check("--fork is refused clearly; a bad option throws", () -> {
+            MqContextC c = new MqContextC();
+            MkExceptionC e = raises(() -> c.LinkCreate(new String[] {"t", "--uds", "--file", "/tmp/x", "--fork"}));
+            expect(e.getText().contains("--fork") && e.getText().contains("JVM"), e.getText());
+            raises(() -> c.LinkCreate(new String[] {"t", "--no-such-option"}));
+            c.Delete();
+        });
+        check("a failed registration keeps nothing", () -> {
+            MqContextC c = new MqContextC();
+            WeakReference<Object> w = failedRegistration(c);
+            expect(collected(w), "the callback is still referenced");
+            c.Delete();
+        });
+
+        // ------------------------------------------------ a server in this JVM
+        File dir = Files.createTempDirectory("bindingtest").toFile();
+        String sock = new File(dir, "sock").getPath();
+        Thread st = new Thread(() -> {
+            TestServer srv = new TestServer();
+            try {
+                srv.ConfigSetServerSetup(TestServer::ServerSetup);
+                srv.LinkCreate(new String[] {"bindingtest", "--uds", "--file", sock, "--thread"});
+            } catch (MkExceptionC e) {
+                System.out.println("# server: " + e.getText());
+            }
+        });
+        st.setDaemon(true);
+        st.start();
+        for (int i = 0; i < 100 && !new File(sock).exists(); i++)
+            Thread.sleep(50);
+        MqContextC c = new MqContextC();
+        check("a client links to a Java server on the library's threads", () -> {
+            c.LinkCreate(new String[] {"client", "--uds", "--file", sock});
+            c.SendSTART();
+            c.SendI64(Long.MAX_VALUE); c.SendSTR(NONBMP); c.SendDBL(-0.0);
+            c.SendL_START(); c.SendBIN(new byte[MiB]); c.SendL_END();
+            c.SendEND_AND_WAIT("ECHO", 10000);
+            expect(c.ReadI64() == Long.MAX_VALUE && c.ReadSTR().equals(NONBMP), "values");
+            expect(Double.doubleToRawLongBits(c.ReadDBL()) == Long.MIN_VALUE, "-0.0");
+            c.ReadL_START();
+            expect(c.ReadBIN().length == MiB, "BIN");
+            c.ReadL_END();
+            c.SendSTART();
+            c.SendEND_AND_WAIT("INST");
+            String inst = c.ReadSTR();
+            expect(inst.startsWith("BindingTest$TestServer:") && inst.endsWith("mqlink-thread"), inst);
+            expect(c.LinkGetParent() == c, "LinkGetParent");
+        });
+        check("errors both ways: MkExceptionC text and code, any other exception's class", () -> {
+            c.SendSTART();
+            c.SendSTR("broken on purpose");
+            MkExceptionC e = raises(() -> c.SendEND_AND_WAIT("FAIL"));
+            expect(e.getText().contains("broken on purpose") && e.getCode() == 1234, e.getText() + " " + e.getCode());
+            c.SendSTART();
+            e = raises(() -> c.SendEND_AND_WAIT("JERR"));
+            expect(e.getText().contains("java.lang.IllegalStateException: java says no"), e.getText());
+            c.SendSTART();
+            c.SendSTR("abc");
+            c.SendEND_AND_WAIT("WRNG");
+            String t = c.ReadSTR();
+            expect(t.startsWith("caught: "), t);
+        });
+        check("a callback runs from the event loop; one that throws does not stop it", () -> {
+            int[] got = {0};
+            c.SendSTART();
+            c.SendI32(42);
+            c.SendEND_AND_CALLBACK("ECHO", ctx -> got[0] = ctx.ReadI32());
+            for (int i = 0; i < 100 && got[0] == 0; i++)
+                c.ProcessEvent(MqLink.MQ_WAIT_ONCE, 100);
+            expect(got[0] == 42, "callback ran: " + got[0]);
+            c.SendSTART();
+            c.SendI32(1);
+            c.SendEND_AND_CALLBACK("ECHO", () -> {
+                throw new RuntimeException("callback failed on purpose");
+            });
+            c.ProcessEvent(MqLink.MQ_WAIT_ONCE, 1000);
+            c.SendSTART();
+            c.SendI16((short) 7);
+            c.SendEND_AND_WAIT("ECHO");
+            expect(c.ReadI16() == 7, "still serving");
+        });
+        check("every child is a new instance of the server's class, released when it goes", () -> {
+            List<String> names = new ArrayList<>();
+            int before = instances.size();
+            for (int i = 0; i < 3; i++) {
+                MqContextC k = new MqContextC();
+                k.LinkCreateChild(c);
+                k.SendSTART();
+                k.SendEND_AND_WAIT("INST");
+                names.add(k.ReadSTR());
+                k.Delete();
+            }
+            c.SendSTART();   // a round trip: the deletes are on their way before it returns
+            c.SendEND_AND_WAIT("ECHO");
+            expect(instances.size() == before + 3, "instances " + instances.size());
+            expect(names.stream().distinct().count() == 3, names.toString());
+            for (int i = before; i < before + 3; i++)
+                expect(collected(instances.get(i)), "instance " + i + " still referenced");
+        });
+        check("a server class without a constructor taking no arguments is refused", () -> {
+            NoDefault nd = new NoDefault(1);
+            MkExceptionC e = raises(() -> nd.ConfigSetServerSetup(ctx -> { }));
+            expect(e.getText().contains("constructor without arguments"), e.getText());
+            nd.Delete();
+        });
+        // The library ends a link whose setup failed (and logs the text on the
+        // server's side): the client is refused, the server goes on.
+        check("an exception in the server setup refuses the link, the server goes on", () -> {
+            String bad = new File(dir, "bad").getPath();
+            Thread bt = new Thread(() -> {
+                BadSetup srv = new BadSetup();
+                try {
+                    srv.ConfigSetServerSetup(BadSetup::ServerSetup);
+                    srv.LinkCreate(new String[] {"badsetup", "--uds", "--file", bad, "--thread"});
+                } catch (MkExceptionC e) {
+                    System.out.println("# bad server: " + e.getText());
+                }
+            });
+            bt.setDaemon(true);
+            bt.start();
+            for (int i = 0; i < 100 && !new File(bad).exists(); i++)
+                Thread.sleep(50);
+            MqContextC k = new MqContextC();
+            try {
+                MkExceptionC e = raises(() -> {
+                    k.LinkCreate(new String[] {"client", "--uds", "--file", bad});
+                    k.SendSTART();
+                    k.SendEND_AND_WAIT("ECHO", 5000);
+                });
+                expect(e.getText().contains("setup refused on purpose") || e.getText().contains("peer closed"),
+                       e.getText());
+                MqContextC again = new MqContextC();
+                raises(() -> again.LinkCreate(new String[] {"client", "--uds", "--file", bad}));
+                again.Delete();
+            } finally {
+                k.Delete();
+                new File(bad).delete();
+            }
+        });
+        c.Delete();
+        new File(sock).delete();
+        dir.delete();
+        System.out.println("1.." + n);
+        System.exit(failed == 0 ? 0 : 1);
+    }
+
+    static WeakReference<Object> failedRegistration(MqContextC c) throws Exception {
+        Object held = new Object();   // a capturing lambda: a new object, not a cached one
+        MqServiceNoArgIF fn = () -> held.hashCode();
+        raises(() -> c.ServiceCreate("TOOLONG", fn));
+        return new WeakReference<>(fn);
+    }
+
+    static boolean collected(WeakReference<?> w) throws InterruptedException {
+        for (int i = 0; i < 50 && w.get() != null; i++) {
+            System.gc();
+            Thread.sleep(40);
+        }
+        return w.get() == null;
+    }
+}

@@ -1,0 +1,328 @@
+/* callback.c — calls from the library into Java (services, the server
+ * setup, call callbacks), the factory that makes each server instance a new
+ * object of the user's class, context lifetime and the library's threads.
+ *
+ * Threads: a thread that calls the library from Java is attached already;
+ * the threads the library makes itself (the --thread pool) are attached
+ * once, as daemons, by the thread hooks (MqSetThreadHooks) and detached as
+ * they end.  The JNIEnv of each thread is kept in a thread-local variable,
+ * so a callback costs one TLS read before its CallVoidMethod.
+ *
+ * Local references: a callback runs on a thread that may never return to
+ * Java (a pool thread's event loop, ProcessEvent(MQ_WAIT_FOREVER)), so every
+ * local reference made here is deleted here.
+ *
+ * Exceptions: an exception thrown by a service or the setup becomes the
+ * context's error (text and code of an MkExceptionC, "Class: message" of
+ * any other Throwable), so the caller on the other side receives the text;
+ * one thrown by a call callback (SendEND_AND_CALLBACK) has no caller to go
+ * to and is reported on stderr.  Either way the event loop goes on. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "runtime.h"
+
+static __thread JNIEnv *tl_env __attribute__((tls_model("initial-exec")));
+
+JNIEnv *
+mqj_env(void)
+{
+    JNIEnv *env = tl_env;
+    if (env)
+        return env;
+    if ((*mqj_vm)->GetEnv(mqj_vm, (void **)&env, JNI_VERSION_1_8) != JNI_OK &&
+        (*mqj_vm)->AttachCurrentThreadAsDaemon(mqj_vm, (void **)&env, NULL) != JNI_OK)
+        return NULL;
+    return tl_env = env;
+}
+
+static void
+pool_thread_start(void)
+{
+    JavaVMAttachArgs args = {JNI_VERSION_1_8, "mqlink-thread", NULL};
+    JNIEnv *env;
+    if ((*mqj_vm)->AttachCurrentThreadAsDaemon(mqj_vm, (void **)&env, &args) == JNI_OK)
+        tl_env = env;
+}
+
+static void
+pool_thread_end(void)
+{
+    mqj_scratch_free();
+    if (tl_env) {
+        tl_env = NULL;
+        (*mqj_vm)->DetachCurrentThread(mqj_vm);
+    }
+}
+
+int
+mqj_callback_init(JNIEnv *env)
+{
+    tl_env = env;
+    MqSetThreadHooks(pool_thread_start, pool_thread_end);
+    return 1;
+}
+
+/* --------------------------------------------------------------- contexts */
+
+/* The C context's destroy callback: the Java object forgets the context
+ * (its methods throw from now on) and the library's global reference goes. */
+static void
+ctx_destroyed(MqContextC *ctx, void *data)
+{
+    JNIEnv *env = mqj_env();
+    MqContextSetUserData(ctx, NULL);
+    if (env) {
+        (*env)->SetLongField(env, (jobject)data, mqj.hdl, 0);
+        (*env)->DeleteGlobalRef(env, (jobject)data);
+    }
+}
+
+static int
+attach(JNIEnv *env, jobject self, MqContextC *ctx)
+{
+    jobject g = (*env)->NewGlobalRef(env, self);
+    if (!g)
+        return 0;
+    MqContextSetUserData(ctx, g);
+    MqContextSetDestroyCallback(ctx, ctx_destroyed, g);
+    (*env)->SetLongField(env, self, mqj.hdl, (jlong)(intptr_t)ctx);
+    return 1;
+}
+
+/* MqContextC(): a new C context, held by this object until Delete. */
+void JNICALL
+mqj_rt_MqContextC_Init(JNIEnv *env, jobject self)
+{
+    MqContextC *ctx = MqContextCreate();
+    if (!ctx) {
+        mqj_throw(env, MK_ERR_MEMORY, "MqContextC: out of memory");
+        return;
+    }
+    if (!attach(env, self, ctx))
+        MqContextDelete(ctx);
+}
+
+void
+mqj_delete_MqContextC(JNIEnv *env, jobject self)
+{
+    MqContextC *ctx = (void *)(intptr_t)(*env)->GetLongField(env, self, mqj.hdl);
+    if (ctx)
+        MqContextDelete(ctx); /* ctx_destroyed clears hdl */
+}
+
+/* The Java object of ctx (a global reference the context holds); a context
+ * the library made without our factory gets a plain MqContextC. */
+static jobject
+object_of(JNIEnv *env, MqContextC *ctx)
+{
+    jobject o = MqContextGetUserData(ctx), n;
+    if (o)
+        return o;
+    if (!(n = (*env)->AllocObject(env, mqj.ctx)))
+        return NULL;
+    attach(env, n, ctx);
+    (*env)->DeleteLocalRef(env, n);
+    return MqContextGetUserData(ctx);
+}
+
+jobject
+mqj_from_CTX(JNIEnv *env, MqContextC *ctx)
+{
+    jobject o = ctx ? object_of(env, ctx) : NULL;
+    return o ? (*env)->NewLocalRef(env, o) : NULL;
+}
+
+/* -------------------------------------------------------------- callbacks */
+
+typedef struct {
+    jobject fn;    /* global reference */
+    jmethodID mid; /* MqServiceIF.Call(MqContextC) or MqServiceNoArgIF.Call() */
+    int noarg, scope;
+} mqj_cb;
+
+void *
+mqj_cb_new(JNIEnv *env, jobject fn, int scope, const char *name)
+{
+    mqj_cb *cb;
+    if (!fn) {
+        mqj_throw(env, MK_ERR_ARGUMENT, "%s: null callback", name);
+        return NULL;
+    }
+    if (!(cb = malloc(sizeof *cb)) || !(cb->fn = (*env)->NewGlobalRef(env, fn))) {
+        free(cb);
+        mqj_throw(env, MK_ERR_MEMORY, "%s: out of memory", name);
+        return NULL;
+    }
+    cb->noarg = !(*env)->IsInstanceOf(env, fn, mqj.svc);
+    cb->mid = cb->noarg ? mqj.svc0_call : mqj.svc_call;
+    /* The callable's own Call, found once: a call through the interface's
+     * ID searches the class's itable every time. */
+    {
+        jclass cls = (*env)->GetObjectClass(env, fn);
+        jmethodID own = (*env)->GetMethodID(env, cls, "Call",
+                                            cb->noarg ? "()V" : "(L" MQJ_PKG "MqContextC;)V");
+        (*env)->DeleteLocalRef(env, cls);
+        if (own)
+            cb->mid = own;
+        else
+            (*env)->ExceptionClear(env);
+    }
+    cb->scope = scope;
+    return cb;
+}
+
+void
+mqj_cb_free(void *data)
+{
+    mqj_cb *cb = data;
+    JNIEnv *env;
+    if (!cb)
+        return;
+    if ((env = mqj_env()))
+        (*env)->DeleteGlobalRef(env, cb->fn);
+    free(cb);
+}
+
+/* The pending exception as UTF-8 text and a code; clears it. */
+static MK_I32
+take_exception(JNIEnv *env, mqj_str *text)
+{
+    jthrowable t = (*env)->ExceptionOccurred(env);
+    jstring s = NULL;
+    MK_I32 code = MK_ERR_GENERIC;
+
+    (*env)->ExceptionClear(env);
+    text->s = text->small;
+    strcpy(text->small, "java exception");
+    if ((*env)->IsInstanceOf(env, t, mqj.exc)) {
+        s = (*env)->GetObjectField(env, t, mqj.exc_text);
+        code = (*env)->GetIntField(env, t, mqj.exc_code);
+    } else {
+        s = (*env)->CallObjectMethod(env, t, mqj.throwable_str);
+    }
+    if ((*env)->ExceptionCheck(env) || !s || !mqj_to_STR(env, s, text, "callback")) {
+        (*env)->ExceptionClear(env);
+        text->s = text->small;
+        strcpy(text->small, "java exception");
+    }
+    if (s)
+        (*env)->DeleteLocalRef(env, s);
+    (*env)->DeleteLocalRef(env, t);
+    return code;
+}
+
+static MkErrorE
+error_to_ctx(JNIEnv *env, MqContextC *ctx)
+{
+    mqj_str text;
+    MK_I32 code = take_exception(env, &text);
+    MqErrorSet(ctx, code, "%s", text.s);
+    mqj_str_release(&text);
+    return MK_ERROR;
+}
+
+MkErrorE
+mqj_cb_call(MqContextC *ctx, void *data)
+{
+    mqj_cb *cb = data;
+    JNIEnv *env = mqj_env();
+    jobject self;
+
+    if (!env)
+        return MqErrorSet(ctx, MK_ERR_GENERIC, "cannot attach the thread to the JVM");
+    if (cb->noarg) {
+        (*env)->CallVoidMethod(env, cb->fn, cb->mid);
+    } else {
+        if (!(self = object_of(env, ctx)))
+            return error_to_ctx(env, ctx);
+        (*env)->CallVoidMethod(env, cb->fn, cb->mid, self);
+    }
+    if (!(*env)->ExceptionCheck(env))
+        return MK_OK;
+    if (cb->scope == MQJ_SCOPE_ONCE) {
+        mqj_str text;
+        take_exception(env, &text);
+        fprintf(stderr, "mqlink: exception in a callback: %s\n", text.s);
+        mqj_str_release(&text);
+        return MK_ERROR;
+    }
+    return error_to_ctx(env, ctx);
+}
+
+/* ------------------------------------------------- server setup and factory */
+
+/* The user's class and its constructor without arguments, found once. */
+typedef struct {
+    jclass cls;
+    jmethodID init;
+} factory_data;
+
+static void
+factory_free(void *data)
+{
+    factory_data *f = data;
+    JNIEnv *env = mqj_env();
+    if (env)
+        (*env)->DeleteGlobalRef(env, f->cls);
+    free(f);
+}
+
+/* A new object of the template's class; its C context goes to the library,
+ * whose global reference (the user data) keeps the object until the context
+ * is deleted. */
+static MqContextC *
+factory(MqContextC *tmpl, void *data)
+{
+    factory_data *f = data;
+    JNIEnv *env = mqj_env();
+    jobject o;
+    MqContextC *ctx;
+
+    if (!env) {
+        MqErrorSet(tmpl, MK_ERR_GENERIC, "cannot attach the thread to the JVM");
+        return NULL;
+    }
+    if (!(o = (*env)->NewObject(env, f->cls, f->init))) {
+        error_to_ctx(env, tmpl);
+        return NULL;
+    }
+    ctx = (void *)(intptr_t)(*env)->GetLongField(env, o, mqj.hdl);
+    (*env)->DeleteLocalRef(env, o);
+    if (!ctx)
+        MqErrorSet(tmpl, MK_ERR_GENERIC, "the server's constructor made no context");
+    return ctx;
+}
+
+void JNICALL
+mqj_rt_MqContextC_ConfigSetServerSetup(JNIEnv *env, jobject self, jobject setup)
+{
+    MqContextC *ctx = mqj_ptr(env, self, "ConfigSetServerSetup");
+    factory_data *f;
+    jclass cls;
+    void *cb;
+
+    if (!ctx)
+        return;
+    if (!(f = malloc(sizeof *f))) {
+        mqj_throw(env, MK_ERR_MEMORY, "ConfigSetServerSetup: out of memory");
+        return;
+    }
+    cls = (*env)->GetObjectClass(env, self);
+    f->init = (*env)->GetMethodID(env, cls, "<init>", "()V");
+    f->cls = f->init ? (*env)->NewGlobalRef(env, cls) : NULL;
+    (*env)->DeleteLocalRef(env, cls);
+    if (!f->cls) {
+        free(f);
+        (*env)->ExceptionClear(env);
+        mqj_throw(env, MK_ERR_ARGUMENT,
+                  "ConfigSetServerSetup: the server class needs a constructor without arguments");
+        return;
+    }
+    if (!(cb = mqj_cb_new(env, setup, MQJ_SCOPE_NOTIFIED, "ConfigSetServerSetup"))) {
+        factory_free(f);
+        return;
+    }
+    MqConfigSetServerSetup(ctx, mqj_cb_call, cb, mqj_cb_free);
+    MqConfigSetFactory(ctx, factory, f, factory_free);
+}

@@ -1,0 +1,87 @@
+package org.mqlink;
+
+import java.lang.ref.Cleaner;
+
+/**
+ * The base of every mqlink object: the C object it wraps.  Objects are
+ * {@link AutoCloseable}: {@code Delete()} (or {@code close()}, for
+ * try-with-resources) frees the C object at once; a kernel object that is
+ * never deleted is freed after it is collected.  A context lives until it is
+ * deleted: the library holds it while its link may still call into it.
+ */
+public abstract class MkObjectC implements AutoCloseable {
+    static final Cleaner CLEANER = Cleaner.create();
+
+    /** The C object (read by the JNI library); 0 once it is deleted. */
+    long hdl;
+    private Cleaner.Cleanable cleanable;
+    /*
+     * A value held on the Java side instead of a C object: what an MkBufferC
+     * that ReadBUF or IndexGet returns is (a copy, safe to keep), so that
+     * reading a buffer costs no C allocation and no Cleaner registration.
+     * SendBUF, WriteBUF and AppendBUF take the value from here; any other
+     * method first makes the C object (adopt).  dtype is the MK_TYPE_* plus
+     * one (0: no such value), dval the bits of a fixed-size value, dref the
+     * bytes of a STR (UTF-8) or BIN.  Set and read by the JNI library.
+     */
+    int dtype;
+    long dval;
+    byte[] dref;
+
+    /** A context: the JNI library sets hdl and its destroy callback clears it. */
+    MkObjectC() {
+        cleanable = null;
+    }
+
+    /** A kernel object of class index kind, freed with this object when owned. */
+    MkObjectC(long hdl, boolean owned, int kind) {
+        this.hdl = hdl;
+        cleanable = owned && hdl != 0 ? CLEANER.register(this, new Free(kind, hdl)) : null;
+    }
+
+    /** Take over the C object made from the Java-side value (called by the JNI library). */
+    void adopt(long hdl, int kind) {
+        this.hdl = hdl;
+        dtype = 0;
+        dref = null;
+        cleanable = CLEANER.register(this, new Free(kind, hdl));
+    }
+
+    /** Free the C object now; idempotent, and later calls throw MkExceptionC. */
+    public void Delete() {
+        hdl = 0;
+        dtype = 0;
+        dref = null;
+        if (cleanable != null)
+            cleanable.clean();
+    }
+
+    /** The same as {@code Delete()}. */
+    @Override
+    public void close() {
+        Delete();
+    }
+
+    /** True until the C object is deleted. */
+    public boolean IsValid() {
+        return hdl != 0 || dtype != 0;
+    }
+
+    static native void free0(int kind, long hdl);
+
+    /** The Cleaner's action: holds only the handle, never the object. */
+    private static final class Free implements Runnable {
+        private final int kind;
+        private final long hdl;
+
+        Free(int kind, long hdl) {
+            this.kind = kind;
+            this.hdl = hdl;
+        }
+
+        @Override
+        public void run() {
+            free0(kind, hdl);
+        }
+    }
+}

@@ -1,0 +1,195 @@
+/* runtime.c — the JNI library's start (JNI_OnLoad: every class, method and
+ * field ID looked up once and cached as global references, the natives
+ * registered with RegisterNatives), exceptions and wrapper objects.
+ * Conversions are in convert.c; callbacks, contexts and threads in
+ * callback.c; the natives themselves are generated (gen/glue.c). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "runtime.h"
+
+mqj_cache mqj;
+JavaVM *mqj_vm;
+
+void
+mqj_free(void *p)
+{
+    free(p);
+}
+
+/* ------------------------------------------------------------- exceptions */
+
+static void
+throw_text(JNIEnv *env, const char *text, MK_I32 code)
+{
+    jstring s;
+    jobject e;
+
+    if ((*env)->ExceptionCheck(env))
+        return; /* the first exception wins */
+    if (!text || !*text)
+        text = "unknown error";
+    if (!(s = mqj_from_STR(env, text)))
+        return;
+    e = (*env)->NewObject(env, mqj.exc, mqj.exc_init, s, (jint)code);
+    (*env)->DeleteLocalRef(env, s);
+    if (e) {
+        (*env)->Throw(env, e);
+        (*env)->DeleteLocalRef(env, e);
+    }
+}
+
+int
+mqj_throw(JNIEnv *env, MK_I32 code, const char *fmt, ...)
+{
+    char text[512];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    throw_text(env, text, code);
+    return 0;
+}
+
+void
+mqj_raise_kernel(JNIEnv *env)
+{
+    MkErrorC *err = MkErrorDEFAULT();
+    throw_text(env, MkErrorGetText(err), MkErrorGetCode(err));
+    MkErrorReset(err);
+}
+
+void
+mqj_raise_ctx(JNIEnv *env, MqContextC *ctx)
+{
+    throw_text(env, MqErrorGetText(ctx), MqErrorGetCode(ctx));
+    MqErrorReset(ctx);
+}
+
+/* --------------------------------------------------------------- objects */
+
+void *
+mqj_deleted(JNIEnv *env, jobject o, const char *fn)
+{
+    jint dtype = o ? (*env)->GetIntField(env, o, mqj.dtype) : 0;
+    if (dtype)
+        return mqj_buf_materialize(env, o, dtype);
+    if (!o)
+        mqj_throw(env, MK_ERR_ARGUMENT, "%s: null object", fn);
+    else
+        mqj_throw(env, MQ_ERR_LINK, "%s: the %s was deleted", fn,
+                  (*env)->IsInstanceOf(env, o, mqj.ctx) ? "context" : "object");
+    return NULL;
+}
+
+jobject
+mqj_new(JNIEnv *env, int cls, void *obj, int owned)
+{
+    if (!obj) {
+        mqj_raise_kernel(env);
+        if (!(*env)->ExceptionCheck(env))
+            mqj_throw(env, MK_ERR_MEMORY, "out of memory");
+        return NULL;
+    }
+    jobject o = (*env)->NewObject(env, mqj.cls[cls], mqj.cls_init[cls], (jlong)(intptr_t)obj,
+                                  (jboolean)(owned != 0));
+    if (!o && owned)
+        mqj_classes[cls].free(obj);
+    return o;
+}
+
+/* MkObjectC.free0(kind, hdl): the Cleaner's action and Delete()'s. */
+static void JNICALL
+object_free(JNIEnv *env, jclass cls, jint kind, jlong hdl)
+{
+    if (hdl && kind >= 0 && kind < mqj_class_count && mqj_classes[kind].free)
+        mqj_classes[kind].free((void *)(intptr_t)hdl);
+}
+
+/* ------------------------------------------------------------------- load */
+
+static jclass
+global_class(JNIEnv *env, const char *name)
+{
+    char full[128];
+    jclass c, g;
+
+    snprintf(full, sizeof full, "%s%s", strchr(name, '/') ? "" : MQJ_PKG, name);
+    if (!(c = (*env)->FindClass(env, full)))
+        return NULL;
+    g = (*env)->NewGlobalRef(env, c);
+    (*env)->DeleteLocalRef(env, c);
+    return g;
+}
+
+static int
+cache(JNIEnv *env)
+{
+    jclass obj = global_class(env, "MkObjectC");
+    static const JNINativeMethod object_natives[] = {
+        {"free0", "(IJ)V", (void *)object_free},
+    };
+
+    if (!obj || !(mqj.hdl = (*env)->GetFieldID(env, obj, "hdl", "J")) ||
+        !(mqj.dtype = (*env)->GetFieldID(env, obj, "dtype", "I")) ||
+        !(mqj.dval = (*env)->GetFieldID(env, obj, "dval", "J")) ||
+        !(mqj.dref = (*env)->GetFieldID(env, obj, "dref", "[B")) ||
+        !(mqj.adopt = (*env)->GetMethodID(env, obj, "adopt", "(JI)V")) ||
+        (*env)->RegisterNatives(env, obj, object_natives, 1) != 0)
+        return 0;
+    if (!(mqj.exc = global_class(env, "MkExceptionC")) ||
+        !(mqj.exc_init = (*env)->GetMethodID(env, mqj.exc, "<init>", "(Ljava/lang/String;I)V")) ||
+        !(mqj.exc_text = (*env)->GetFieldID(env, mqj.exc, "text", "Ljava/lang/String;")) ||
+        !(mqj.exc_code = (*env)->GetFieldID(env, mqj.exc, "code", "I")))
+        return 0;
+    if (!(mqj.svc = global_class(env, "MqServiceIF")) ||
+        !(mqj.svc_call = (*env)->GetMethodID(env, mqj.svc, "Call", "(L" MQJ_PKG "MqContextC;)V")) ||
+        !(mqj.svc0 = global_class(env, "MqServiceNoArgIF")) ||
+        !(mqj.svc0_call = (*env)->GetMethodID(env, mqj.svc0, "Call", "()V")))
+        return 0;
+    if (!(mqj.throwable = global_class(env, "java/lang/Throwable")) ||
+        !(mqj.throwable_str = (*env)->GetMethodID(env, mqj.throwable, "toString",
+                                                  "()Ljava/lang/String;")) ||
+        !(mqj.string = global_class(env, "java/lang/String")))
+        return 0;
+    mqj.cls = calloc((size_t)mqj_class_count, sizeof *mqj.cls);
+    mqj.cls_init = calloc((size_t)mqj_class_count, sizeof *mqj.cls_init);
+    if (!mqj.cls || !mqj.cls_init)
+        return 0;
+    for (int i = 0; i < mqj_class_count; i++) {
+        const mqj_class *c = &mqj_classes[i];
+        if (!(mqj.cls[i] = global_class(env, c->name)) ||
+            (*env)->RegisterNatives(env, mqj.cls[i], c->natives, c->count) != 0)
+            return 0;
+        if (c->free && !(mqj.cls_init[i] = (*env)->GetMethodID(env, mqj.cls[i], "<init>", "(JZ)V")))
+            return 0;
+        if (!strcmp(c->name, "MqContextC"))
+            mqj.ctx = mqj.cls[i];
+        if (!strcmp(c->name, "MkBufferC")) {
+            mqj.buf = mqj.cls[i];
+            mqj.buf_kind = i;
+            mqj.buf_init = mqj.cls_init[i];
+        }
+    }
+    jclass mod = global_class(env, "MqLink");
+    return mod && mqj.buf && mqj.ctx && (*env)->RegisterNatives(env, mod, mqj_module_natives,
+                                                      mqj_module_count) == 0;
+}
+
+JNIEXPORT jint JNICALL
+JNI_OnLoad(JavaVM *vm, void *reserved)
+{
+    JNIEnv *env;
+
+    mqj_vm = vm;
+    if ((*vm)->GetEnv(vm, (void **)&env, JNI_VERSION_1_8) != JNI_OK)
+        return JNI_ERR;
+    if (!cache(env) || !mqj_callback_init(env)) {
+        if (!(*env)->ExceptionCheck(env))
+            fprintf(stderr, "libmqlinkjni: cannot initialise the org.mqlink classes\n");
+        return JNI_ERR;
+    }
+    return JNI_VERSION_1_8;
+}

@@ -1,0 +1,181 @@
+/* runtime.h — the hand-written part of the Java (JNI) binding: the cache of
+ * classes, method and field IDs, argument conversion, exceptions, callbacks
+ * into Java and server-instance creation.  The generated glue (gen/glue.c)
+ * calls only what is declared here and the C API itself.
+ *
+ * Every wrapper object is an org.mqlink.MkObjectC whose long field hdl holds
+ * the C object (0 once it is deleted): one cached field ID reads it for
+ * every class.  A context's C object points back at its Java object through
+ * a global reference in the user data, released by the destroy callback
+ * whoever deletes the context. */
+#ifndef MQJ_RUNTIME_H
+#define MQJ_RUNTIME_H
+
+#include <jni.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <mqlink.h>
+
+#define MQJ_PKG "org/mqlink/"
+
+/* A class of the description for JNI_OnLoad to register: its name, its
+ * natives and (plain classes) the function that frees its C object. */
+typedef struct {
+    const char *name;
+    const JNINativeMethod *natives;
+    int count;
+    void (*free)(void *obj);
+} mqj_class;
+
+/* The generated tables: one entry per class, then the module functions
+ * (registered on org.mqlink.MqLink). */
+extern const mqj_class mqj_classes[];
+extern const int mqj_class_count;
+extern const JNINativeMethod mqj_module_natives[];
+extern const int mqj_module_count;
+
+/* The cache JNI_OnLoad fills: global references and IDs, never looked up
+ * on a call. */
+typedef struct {
+    jfieldID hdl;               /* MkObjectC.hdl (J) */
+    jclass exc;                 /* MkExceptionC */
+    jmethodID exc_init;         /* MkExceptionC(String, int) */
+    jfieldID exc_text, exc_code;
+    jclass ctx;                 /* MqContextC */
+    jclass buf;                 /* MkBufferC */
+    jmethodID buf_init;         /* MkBufferC(long, boolean) */
+    int buf_kind;               /* its index in mqj_classes */
+    jfieldID dtype, dval, dref; /* MkObjectC's Java-side value */
+    jmethodID adopt;            /* MkObjectC.adopt(long, int) */
+    jclass *cls;                /* mqj_classes[i], in the table's order */
+    jmethodID *cls_init;        /* their (long, boolean) constructors (plain) */
+    jclass svc, svc0;           /* MqServiceIF, MqServiceNoArgIF */
+    jmethodID svc_call, svc0_call;
+    jclass throwable;
+    jmethodID throwable_str;    /* Throwable.toString() */
+    jclass string;
+} mqj_cache;
+
+extern mqj_cache mqj;
+extern JavaVM *mqj_vm;
+
+/* How long the library keeps a callback. */
+enum { MQJ_SCOPE_NOTIFIED = 1, MQJ_SCOPE_ONCE = 2 };
+
+/* ------------------------------------------------------------- exceptions */
+
+/* Throw MkExceptionC(text, code); always returns 0 so a caller can write
+ * `return mqj_throw(...)` in a conversion. */
+int mqj_throw(JNIEnv *env, MK_I32 code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Throw the kernel's error (MkErrorDEFAULT) or ctx's, and reset it. */
+void mqj_raise_kernel(JNIEnv *env);
+void mqj_raise_ctx(JNIEnv *env, MqContextC *ctx);
+
+/* --------------------------------------------------------------- objects */
+
+/* The C object of a wrapper; NULL (with an exception thrown) for null or a
+ * deleted object.  fn names the method in the message. */
+void *mqj_deleted(JNIEnv *env, jobject o, const char *fn);
+static inline void *
+mqj_ptr(JNIEnv *env, jobject o, const char *fn)
+{
+    void *p = o ? (void *)(intptr_t)(*env)->GetLongField(env, o, mqj.hdl) : NULL;
+    return p ? p : mqj_deleted(env, o, fn);
+}
+
+/* A new wrapper of class index cls for obj (owned: freed with the object);
+ * NULL with an exception when obj is NULL or the allocation fails. */
+jobject mqj_new(JNIEnv *env, int cls, void *obj, int owned);
+
+/* ----------------------------------------------------- argument conversion */
+
+/* A Java String as NUL-terminated UTF-8 (real UTF-8: characters outside the
+ * BMP as 4 bytes, never JNI's modified UTF-8), in s->small when it fits. */
+typedef struct {
+    char *s;
+    char small[256];
+} mqj_str;
+int mqj_to_STR(JNIEnv *env, jstring j, mqj_str *s, const char *fn);
+static inline void
+mqj_str_release(mqj_str *s)
+{
+    extern void mqj_free(void *);
+    if (s->s != s->small)
+        mqj_free(s->s);
+}
+/* UTF-8 as a new String (NULL for a NULL pointer when nullable). */
+jstring mqj_from_STR(JNIEnv *env, const char *s);
+
+/* A byte[] copied with one GetByteArrayRegion, in b->small when it fits. */
+typedef struct {
+    void *p;
+    size_t n;
+    char small[256];
+} mqj_bin;
+int mqj_to_BIN(JNIEnv *env, jbyteArray j, mqj_bin *b, const char *fn);
+static inline void
+mqj_bin_release(mqj_bin *b)
+{
+    extern void mqj_free(void *);
+    if (b->p != b->small)
+        mqj_free(b->p);
+}
+jbyteArray mqj_from_BIN(JNIEnv *env, const void *data, size_t size);
+
+/* The C objects of an MkBufferC and an MqContextC argument.  A buffer that
+ * holds its value on the Java side (a ReadBUF copy) lends it through the
+ * thread's scratch buffer, valid for the call. */
+int mqj_buf_value(JNIEnv *env, jobject o, MkBufferC **b, const char *fn);
+/* Give such a buffer its C object (owned by the Java object) for a method
+ * that needs one. */
+void *mqj_buf_materialize(JNIEnv *env, jobject o, jint dtype);
+static inline int
+mqj_to_BUF(JNIEnv *env, jobject o, MkBufferC **b, const char *fn)
+{
+    void *p = o ? (void *)(intptr_t)(*env)->GetLongField(env, o, mqj.hdl) : NULL;
+    if (p) {
+        *b = p;
+        return 1;
+    }
+    return mqj_buf_value(env, o, b, fn);
+}
+static inline int
+mqj_to_CTX(JNIEnv *env, jobject o, MqContextC **c, const char *fn)
+{
+    return (*c = mqj_ptr(env, o, fn)) != NULL;
+}
+/* A borrowed buffer as an owned copy, safe to keep: its value held on the
+ * Java side (no C object until a method needs one). */
+jobject mqj_from_BUF(JNIEnv *env, MkBufferC *buf);
+/* The wrapper object of a context (a new local reference), null for NULL. */
+jobject mqj_from_CTX(JNIEnv *env, MqContextC *ctx);
+
+/* A String[] as argc/argv (UTF-8 copies).  Link arguments: --fork before
+ * the pipe's "@" is refused, as the JVM cannot fork. */
+typedef struct {
+    int argc;
+    char **argv;
+} mqj_argv;
+int mqj_to_ARGV(JNIEnv *env, jobjectArray j, mqj_argv *a, const char *fn);
+void mqj_argv_release(mqj_argv *a);
+
+/* A callback registration: the Java callable held by a global reference.
+ * NULL with an exception for null. */
+void *mqj_cb_new(JNIEnv *env, jobject fn, int scope, const char *name);
+MkErrorE mqj_cb_call(MqContextC *ctx, void *data);
+void mqj_cb_free(void *data);
+
+/* The hand-written natives of MqContextC that the generated table names. */
+void JNICALL mqj_rt_MqContextC_Init(JNIEnv *env, jobject self);
+void JNICALL mqj_rt_MqContextC_ConfigSetServerSetup(JNIEnv *env, jobject self, jobject setup);
+void mqj_delete_MqContextC(JNIEnv *env, jobject self);
+
+/* The JNIEnv of the calling thread, attached once (a library thread that
+ * the thread hooks did not attach: as a daemon, kept until it ends). */
+JNIEnv *mqj_env(void);
+int mqj_callback_init(JNIEnv *env);
+void mqj_scratch_free(void);
+
+#endif /* MQJ_RUNTIME_H */
