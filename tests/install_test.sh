@@ -3,7 +3,7 @@
 # installed under a temporary root, every installed .pc file must give
 # pkg-config flags with no unsubstituted @pattern@, and a C and a C++
 # program built with nothing but those flags must run against the
-# installed libraries, and Python, Tcl and Ruby (when built) must load the
+# installed libraries, and Python, Tcl, Ruby and Java (when built) must load the
 # installed binding with the variable README.md's "Install" names.
 : "${top_builddir:?run from make check}"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/mqinstall.XXXXXX") || exit 1
@@ -110,6 +110,14 @@ if [ -e "$top_builddir/wrappers/ruby/mqlink.so" ]; then
             'require "mqlink"; puts $LOADED_FEATURES.grep(/mqlink\.so$/).first'
     }
     check "ruby: RUBYLIB=PREFIX/lib/ruby, require 'mqlink'" rb_require
+fi
+if [ -e "$top_builddir/wrappers/java/mqlink.jar" ]; then
+    java_cp() { # CLASSPATH is all: the jar finds libmqlinkjni.so beside itself
+        printf '%s\n' 'public class Installed { public static void main(String[] a) {' \
+            '  System.out.println(org.mqlink.MqLink.MqVersion()); } }' >"$tmp/Installed.java"
+        CLASSPATH="$root$prefix/share/java/mqlink.jar" "${JAVA:-java}" "$tmp/Installed.java"
+    }
+    check "java: CLASSPATH=PREFIX/share/java/mqlink.jar, org.mqlink" java_cp
 fi
 echo "1..$n"
 [ "$failed" -eq 0 ]

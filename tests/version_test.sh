@@ -2,7 +2,7 @@
 # version_test.sh — one version, configure's AC_INIT, everywhere a user asks:
 # `--version` of a C program and of each language's perfserver (the
 # library's option), MkVersion/MqVersion in each binding, Python's
-# mqlink.__version__.  Languages that were not built are skipped.
+# mqlink.__version__, Java's MqLink.  Languages that were not built are skipped.
 : "${top_builddir:?run from make check}" "${top_srcdir:?}"
 b=$top_builddir
 want=$(sed -n 's/^#define PACKAGE_VERSION "\(.*\)"$/\1/p' "$b/config.h")
@@ -51,5 +51,19 @@ if [ -e "$b/wrappers/ruby/mqlink.so" ]; then
     check "ruby MqVersion, MkVersion" "$want $want" "${RUBY:-ruby}" -e \
         'require "mqlink"; puts "#{Mqlink.MqVersion()} #{Mqlink.MkVersion()}"'
 else skip "ruby not built"; skip "ruby not built"; fi
+if [ -e "$b/wrappers/java/perfserver.jar" ]; then
+    jlib=-Dmqlink.library=$b/wrappers/java/.libs/libmqlinkjni.so
+    check "java perfserver --version" "perfserver-java (mqlink $want)" \
+        "${JAVA:-java}" "$jlib" -jar "$b/wrappers/java/perfserver.jar" --version
+    java_versions() {
+        tmp=$(mktemp -d "${TMPDIR:-/tmp}/mqversion.XXXXXX") || return 1
+        printf '%s\n' 'public class Version { public static void main(String[] a) {' \
+            '  System.out.println(org.mqlink.MqLink.MqVersion() + " " + org.mqlink.MqLink.MkVersion()); } }' \
+            >"$tmp/Version.java"
+        "${JAVA:-java}" "$jlib" -cp "$b/wrappers/java/mqlink.jar" "$tmp/Version.java"
+        rc=$?; rm -rf "$tmp"; return $rc
+    }
+    check "java MqLink.MqVersion, MkVersion" "$want $want" java_versions
+else skip "java not built"; skip "java not built"; fi
 echo "1..$n"
 [ "$failed" -eq 0 ]
