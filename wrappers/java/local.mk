@@ -88,7 +88,7 @@ wrappers/java/testclasses.stamp: wrappers/java/mqlink.jar $(top_srcdir)/wrappers
 wrappers/java/java-binding.sh: Makefile
 	$(AM_V_GEN)$(MKDIR_P) wrappers/java && { echo '$(INTEROP_ENV)'; \
 	  echo 'exec $(MQJ_RUN) BindingTest'; } > $@ && chmod +x $@
-check_DATA = wrappers/java/testclasses.stamp wrappers/java/perfserver.jar
+check_DATA += wrappers/java/testclasses.stamp wrappers/java/perfserver.jar
 WRAPPER_TESTS += wrappers/java/java-binding.sh
 CLEANFILES += wrappers/java/java-binding.sh wrappers/java/mqlink.jar wrappers/java/perfserver.jar \
 	wrappers/java/perfserver.mf wrappers/java/gen/glue.c wrappers/java/gen/classes.txt \

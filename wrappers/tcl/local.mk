@@ -72,7 +72,7 @@ WRAPPER_TCL_TESTS = wrappers/tcl/tcl-buffer.sh
 $(WRAPPER_TCL_TESTS): wrappers/tcl/tcl-%.sh: Makefile
 	$(AM_V_GEN)$(MKDIR_P) wrappers/tcl && { echo '$(MQTCL_TEST_ENV)'; \
 	  echo 'exec $(TCLSH) $(abs_top_srcdir)/wrappers/tcl/$*_test.tcl'; } > $@ && chmod +x $@
-check_DATA = $(MQTCL_EXT) wrappers/tcl/pkgIndex.tcl
+check_DATA += $(MQTCL_EXT) wrappers/tcl/pkgIndex.tcl
 TESTS += $(WRAPPER_TCL_TESTS)
 nodist_check_SCRIPTS += $(WRAPPER_TCL_TESTS)
 endif
