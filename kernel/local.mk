@@ -11,7 +11,8 @@ kernel_libmkkernel_la_SOURCES = \
 	kernel/tls.c \
 	kernel/list.c \
 	kernel/error.c \
-	kernel/log.c
+	kernel/log.c \
+	kernel/version.c
 kernel_libmkkernel_la_LIBADD = $(THREAD_LIBS) -lm
 kernel_libmkkernel_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0
 

@@ -102,6 +102,11 @@ enum {
     MK_ERR_USER = 1000   /* first code free for applications */
 };
 
+/* ----------------------------------------------------------------- version */
+
+/* The library's version, configure's AC_INIT version ("0.1.0"). */
+const char *MkVersion(void);
+
 /* ----------------------------------------------------------------- logging */
 
 /* Log levels for MkLogSetLevel: messages at or below the level are printed. */

@@ -124,6 +124,8 @@ void mqi_config_free(mqi_config *c);
 void mqi_config_copy(mqi_config *dst, const mqi_config *src);
 /* Parse command-line style options into ctx's configuration. */
 MkErrorE mqi_options_parse(MqContextC *ctx, int argc, const char **argv);
+/* --version: print "PROGRAM (mqlink VERSION)" and exit 0 (version.c). */
+void mqi_version_exit(MqContextC *ctx, const char *argv0);
 
 /* ------------------------------------------------------------- callbacks */
 

@@ -7,6 +7,7 @@ link_libmqlink_la_SOURCES = \
 	link/block.c \
 	link/context.c \
 	link/options.c \
+	link/version.c \
 	link/link.c \
 	link/listen.c \
 	link/conn.c \

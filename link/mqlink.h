@@ -108,6 +108,10 @@ void MqSetBlockingCall(MqBlockingCallF run);
 typedef void (*MqThreadHookF)(void);
 void MqSetThreadHooks(MqThreadHookF start, MqThreadHookF end);
 
+/* The library's version, configure's AC_INIT version ("0.1.0"); every
+ * program built on the link prints it with --version. */
+const char *MqVersion(void);
+
 /* -------------------------------------------------------------- configuration */
 
 /* Register the setup run on every new server instance (each parent and child);
@@ -135,7 +139,7 @@ MK_BOL MqConfigGetIsServer(MqContextC *ctx);
  *            server serves every connection and does not return until the
  *            listener fails or the process is told to stop.
  * Unknown options are errors naming the option; --help prints the options
- * and exits. */
+ * and exits, --version prints "PROGRAM (mqlink VERSION)" and exits. */
 MkErrorE MqLinkCreate(MqContextC *ctx, int argc, const char **argv);
 /* Open child as a child of parent, multiplexed over the parent's link; the
  * server creates a new instance for it. */

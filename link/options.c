@@ -42,7 +42,8 @@ static const char usage[] =
     "  --tcp [--host H] --port P   TCP transport (servers listen on 127.0.0.1 by default)\n"
     "  --fork | --thread | --spawn server: one instance per connection\n"
     "  @ PROGRAM ARGS...   client: start PROGRAM as server over a socket pair\n"
-    "  --help              print this text and exit\n";
+    "  --help              print this text and exit\n"
+    "  --version           print \"PROGRAM (mqlink VERSION)\" and exit\n";
 
 void
 mqi_config_init(mqi_config *c)
@@ -258,6 +259,11 @@ check_combination(MqContextC *ctx)
         return bad(ctx, "option '%s' needs --uds or --tcp",
                    c->start == MQI_START_FORK ? "--fork" :
                    c->start == MQI_START_SPAWN ? "--spawn" : "--thread");
+    if (c->tp == MQI_TP_NONE && ctx->is_server)
+        return MkErrorSet(ctx->err, MQ_ERR_OPTION,
+                          "no transport: a server listens with --uds --file PATH or "
+                          "--tcp --port P (and --fork, --thread or --spawn), or is "
+                          "started by its client as 'CLIENT @ SERVER-PROGRAM'");
     if (c->tp == MQI_TP_NONE)
         return MkErrorSet(ctx->err, MQ_ERR_OPTION,
                           "no transport: give '@ server-program', --uds or --tcp");
@@ -309,6 +315,8 @@ mqi_options_parse(MqContextC *ctx, int argc, const char **argv)
                        ? check_combination(ctx) : MK_ERROR;
         if (strncmp(argv[i], "--", 2) != 0)
             return bad(ctx, "unexpected argument '%s' (link options start with --)", argv[i]);
+        if (!strcmp(argv[i], "--version"))
+            mqi_version_exit(ctx, argv[0]);
         if (option(ctx, argc, argv, &i) != MK_OK)
             return MK_ERROR;
     }

@@ -12,8 +12,9 @@
  *   pipe:       started by the client as `perfclient ... @ perfserver`
  *   listening:  perfserver --uds --file PATH | --tcp --port P, plus
  *               --fork | --thread | --spawn
- * --version prints one line and exits: the suite times `perfserver --version`
- * as the fork+exec limit of a parent start. */
+ * --version (the library's option) prints "perfserver (mqlink VERSION)" and
+ * exits: the suite times `perfserver --version` as the fork+exec limit of a
+ * parent start, the shared libraries' loading included. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -133,28 +134,9 @@ setup(MqContextC *ctx, void *data)
     return MK_OK;
 }
 
-/* `perfserver --version`: one line, no link (the spawn limit times it). */
-static int
-version(int argc, char **argv)
-{
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--version") == 0) {
-#ifdef MQ_HAVE_THREADS
-            printf("perfserver %s threads=yes\n", PACKAGE_VERSION);
-#else
-            printf("perfserver %s threads=no\n", PACKAGE_VERSION);
-#endif
-            return 1;
-        }
-    }
-    return 0;
-}
-
 int
 main(int argc, char **argv)
 {
-    if (version(argc, argv))
-        return 0;
     MqContextC *ctx = MqContextCreate();
     MqConfigSetName(ctx, "perfserver");
     MqConfigSetServerSetup(ctx, setup, NULL, NULL);

@@ -3,7 +3,8 @@
 # installed under a temporary root, every installed .pc file must give
 # pkg-config flags with no unsubstituted @pattern@, and a C and a C++
 # program built with nothing but those flags must run against the
-# installed libraries.
+# installed libraries, and Python, Tcl, Ruby and Java (when built) must load the
+# installed binding with the variable README.md's "Install" names.
 : "${top_builddir:?run from make check}"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/mqinstall.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
@@ -80,6 +81,43 @@ SRC
             $(pkg-config $static --cflags --libs mqlinkcxx) && "$tmp/hellocxx"
     }
     check "a C++ program built with pkg-config mqlinkcxx runs" build_cxx
+fi
+
+# What README.md's "Install" tells a user to set for each language built:
+# the binding must load from the installed tree (not the build tree).
+installed_from() { # installed_from COMMAND...: the file it prints is under $root
+    out=$("$@") || return 1
+    echo "$out"
+    case "$out" in "$root"/*) ;; *) return 1 ;; esac
+}
+if ls "$top_builddir"/wrappers/python/mqlink*.so >/dev/null 2>&1; then
+    py_import() {
+        PYTHONPATH=$(echo "$root$prefix"/lib/python3*/site-packages) installed_from \
+            "${PYTHON:-python3}" -c 'import mqlink; print(mqlink.__file__)'
+    }
+    check "python: PYTHONPATH=PREFIX/lib/python3*/site-packages, import mqlink" py_import
+fi
+if [ -e "$top_builddir/wrappers/tcl/libmqlinktcl.so" ]; then
+    tcl_require() {
+        echo 'package require mqlink; puts [lindex [package ifneeded mqlink [package present mqlink]] 1]' |
+            TCLLIBPATH="$root$prefix/lib/tcl" installed_from "${TCLSH:-tclsh}"
+    }
+    check "tcl: TCLLIBPATH=PREFIX/lib/tcl, package require mqlink" tcl_require
+fi
+if [ -e "$top_builddir/wrappers/ruby/mqlink.so" ]; then
+    rb_require() {
+        RUBYLIB="$root$prefix/lib/ruby" installed_from "${RUBY:-ruby}" -e \
+            'require "mqlink"; puts $LOADED_FEATURES.grep(/mqlink\.so$/).first'
+    }
+    check "ruby: RUBYLIB=PREFIX/lib/ruby, require 'mqlink'" rb_require
+fi
+if [ -e "$top_builddir/wrappers/java/mqlink.jar" ]; then
+    java_cp() { # CLASSPATH is all: the jar finds libmqlinkjni.so beside itself
+        printf '%s\n' 'public class Installed { public static void main(String[] a) {' \
+            '  System.out.println(org.mqlink.MqLink.MqVersion()); } }' >"$tmp/Installed.java"
+        CLASSPATH="$root$prefix/share/java/mqlink.jar" "${JAVA:-java}" "$tmp/Installed.java"
+    }
+    check "java: CLASSPATH=PREFIX/share/java/mqlink.jar, org.mqlink" java_cp
 fi
 echo "1..$n"
 [ "$failed" -eq 0 ]

@@ -9,3 +9,16 @@ TESTS += tests/install_test.sh
 # `make install` relinks the libraries libtool-style while it runs, and the
 # other tests run programs from the build tree: this one runs last.
 tests/install_test.log: $(filter-out tests/install_test.log,$(TEST_LOGS))
+
+# one version everywhere: --version of C and each language's perfserver,
+# MqVersion/MkVersion in every binding
+dist_check_SCRIPTS += tests/version_test.sh
+TESTS += tests/version_test.sh
+
+# messages that fit a user's first mistakes (no transport, a string for argv)
+dist_check_SCRIPTS += tests/usage_test.sh
+TESTS += tests/usage_test.sh
+
+# the README's C example, taken from README.md: no warning, and it serves
+dist_check_SCRIPTS += tests/readme_test.sh
+TESTS += tests/readme_test.sh

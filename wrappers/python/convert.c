@@ -174,11 +174,19 @@ mqpy_to_CTX(PyObject *self, PyObject *o, MqContextC **v, const char *fn)
 int
 mqpy_to_ARGV(PyObject *o, int *argc, char ***argv, const char *fn)
 {
-    PyObject *seq = PySequence_Fast(o, "LinkCreate: expected a sequence of str");
+    PyObject *seq;
     Py_ssize_t n, i;
     char **a;
 
-    if (!seq)
+    /* a str is a sequence of str: without this, LinkCreate("c @ s") would
+     * take each character for an argument */
+    if (PyUnicode_Check(o) || PyBytes_Check(o) || PyByteArray_Check(o)) {
+        PyErr_Format(PyExc_TypeError,
+                     "%s: expected a list of str (the arguments, program first), not %s",
+                     fn, Py_TYPE(o)->tp_name);
+        return 0;
+    }
+    if (!(seq = PySequence_Fast(o, "LinkCreate: expected a sequence of str")))
         return 0;
     n = PySequence_Fast_GET_SIZE(seq);
     if (!(a = calloc((size_t)n + 1, sizeof *a))) {

@@ -291,6 +291,9 @@ mqpy_exec(PyObject *m)
             goto error;
     if (PyModule_AddObjectRef(m, "__all__", all) < 0)
         goto error;
+    /* the library's version, not the one this module was built with */
+    if (PyModule_AddStringConstant(m, "__version__", MqVersion()) < 0)
+        goto error;
     rc = 0;
 error:
     Py_XDECREF(all);

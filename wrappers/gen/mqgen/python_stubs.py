@@ -37,6 +37,7 @@ def emit(api):
     names = [c.name for c in api.consts] + [f.name for f in api.functions] + \
         [k.name for k in api.classes] + ["MkExceptionC"]
     o.append("__all__ = [%s]" % ", ".join('"%s"' % n for n in names))
+    o.append("__version__: str  # the library's version (MqVersion())")
     o.append("")
     o += ["%s: int  # %s" % (c.name, c.doc) for c in api.consts]
     o += ["",
