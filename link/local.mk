@@ -1,7 +1,7 @@
 # link/local.mk — libmqlink and its tests.
 lib_LTLIBRARIES += link/libmqlink.la
 include_HEADERS += link/mqlink.h
-noinst_HEADERS += link/link_int.h link/transport/transport.h link/start/start.h
+noinst_HEADERS += link/link_int.h link/option.h link/transport/transport.h link/start/start.h
 noinst_HEADERS += link/persist_int.h
 link_libmqlink_la_SOURCES = \
 	link/block.c \
@@ -41,7 +41,7 @@ link_liblinktest_la_SOURCES = link/linktest.c link/linktest.h
 
 LINK_TESTS = link/conformance_test link/fault_test link/persist_test link/block_test \
 	link/transport/tcp/tcp_test link/start/fork_test link/limits_test \
-	link/transport/uds/uds_test
+	link/transport/uds/uds_test link/option_test
 check_PROGRAMS += $(LINK_TESTS)
 TESTS += $(LINK_TESTS)
 link_conformance_test_LDADD = link/liblinktest.la $(LINK_TEST_LIBS)
@@ -53,3 +53,4 @@ link_limits_test_LDADD = link/liblinktest.la $(LINK_TEST_LIBS)
 link_transport_uds_uds_test_LDADD = link/liblinktest.la $(LINK_TEST_LIBS)
 link_persist_test_CFLAGS = $(AM_CFLAGS) $(SQLITE3_CFLAGS)
 link_persist_test_LDADD = link/liblinktest.la $(LINK_TEST_LIBS) $(SQLITE3_LIBS)
+link_option_test_LDADD = $(LINK_TEST_LIBS)

@@ -7,9 +7,19 @@
 
 #include "mqlink.h"
 #include "config_load.h"
+#include "option.h"
 #include "testlib.h"
 
 static MkErrorC *err;
+
+/* mqi_config_load with the link's own keys (option.h). */
+static MkErrorE
+load(const char *file, const char *name, int *argc, char ***argv)
+{
+    mqi_cfgkey keys[MQI_CFG_MAXKEYS];
+    size_t n = mqi_option_keys(keys, MQI_CFG_MAXKEYS);
+    return mqi_config_load(file, name, keys, n, argc, argv, err);
+}
 
 static const char *
 write_cfg(const char *text)
@@ -38,7 +48,7 @@ expect_options(const char *file, const char *name, const char *want)
 {
     int argc = -1;
     char **argv = NULL;
-    MQT_OK(mqi_config_load(file, name, &argc, &argv, err), MkErrorGetText(err));
+    MQT_OK(load(file, name, &argc, &argv), MkErrorGetText(err));
     MQT_CHECK(argv && argv[argc] == NULL);
     MQT_CHECK_MSG(argv && !strcmp(joined(argc, argv), want), "%s: got '%s', want '%s'",
                   name ? name : "(globals)", argv ? joined(argc, argv) : "", want);
@@ -64,8 +74,8 @@ test_defaults_and_override(void)
     expect_options(file, "myclient", "--buffersize 65536 --timeout 5 --storage "
                                      "/var/lib/app/calls.db --sync full --tcp --port 7777");
     expect_options(file, "quiet", "--buffersize 65536 --timeout 30 --silent --storage "
-                                  "/var/lib/app/calls.db --sync normal --uds --port 7777 "
-                                  "--file /tmp/s");
+                                  "/var/lib/app/calls.db --sync normal --uds --file /tmp/s "
+                                  "--port 7777");
     expect_options(file, "nosuchname",
                    "--buffersize 65536 --timeout 30 --storage /var/lib/app/calls.db --tcp --port 7777");
 }
@@ -80,7 +90,7 @@ test_file_options_come_first(void)
     const char *all[8];
     int argc = 0, n = 0;
     char **argv = NULL;
-    MQT_OK(mqi_config_load(file, "prog", &argc, &argv, err), MkErrorGetText(err));
+    MQT_OK(load(file, "prog", &argc, &argv), MkErrorGetText(err));
     MQT_CHECK(argc == 2 && !strcmp(argv[0], "--timeout"));
     all[n++] = cmdline[0];
     for (int i = 0; i < argc; i++)
@@ -99,7 +109,7 @@ expect_error(const char *text, const char *name, const char *want)
     int argc = 7;
     char **argv = (char **)1;
     snprintf(full, sizeof full, want, file);
-    MQT_CHECK(mqi_config_load(file, name, &argc, &argv, err) == MK_ERROR);
+    MQT_CHECK(load(file, name, &argc, &argv) == MK_ERROR);
     MQT_CHECK(argc == 0 && argv == NULL);
     MQT_CHECK_MSG(strstr(MkErrorGetText(err), full), "error '%s' lacks '%s'",
                   MkErrorGetText(err), full);
@@ -129,10 +139,10 @@ test_missing_file(void)
 {
     int argc;
     char **argv;
-    MQT_CHECK(mqi_config_load("/nonexistent/app.cfg", NULL, &argc, &argv, err) == MK_ERROR);
+    MQT_CHECK(load("/nonexistent/app.cfg", NULL, &argc, &argv) == MK_ERROR);
     MQT_CHECK(strstr(MkErrorGetText(err), "config file /nonexistent/app.cfg: No such file") !=
               NULL);
-    MQT_CHECK(mqi_config_load("/tmp", NULL, &argc, &argv, err) == MK_ERROR);
+    MQT_CHECK(load("/tmp", NULL, &argc, &argv) == MK_ERROR);
     MQT_CHECK(strstr(MkErrorGetText(err), "config file /tmp: Is a directory") != NULL);
 }
 
