@@ -21,11 +21,12 @@ check_PROGRAMS += kernel/buffer_test kernel/stream_test kernel/stream_wire_test 
 TESTS += kernel/buffer_test kernel/stream_test kernel/stream_wire_test kernel/list_test
 kernel_buffer_test_LDADD = $(KERNEL_TEST_LIBS)
 kernel_buffer_test_CPPFLAGS = $(KERNEL_TEST_CPPFLAGS)
-# stream_sample.* are test helpers shared by the two stream tests.
-kernel_stream_test_SOURCES = kernel/stream_test.c kernel/stream_sample.c kernel/stream_sample.h
+# tests/stream_sample.* are test helpers shared by the two stream tests.
+kernel_stream_test_SOURCES = kernel/stream_test.c tests/stream_sample.c tests/stream_sample.h
 kernel_stream_test_LDADD = $(KERNEL_TEST_LIBS)
 kernel_stream_test_CPPFLAGS = $(KERNEL_TEST_CPPFLAGS)
-kernel_stream_wire_test_SOURCES = kernel/stream_wire_test.c kernel/stream_sample.c kernel/stream_sample.h
+kernel_stream_wire_test_SOURCES = kernel/stream_wire_test.c tests/stream_sample.c \
+	tests/stream_sample.h
 kernel_stream_wire_test_LDADD = $(KERNEL_TEST_LIBS)
 kernel_stream_wire_test_CPPFLAGS = $(KERNEL_TEST_CPPFLAGS)
 kernel_list_test_LDADD = $(KERNEL_TEST_LIBS)

@@ -28,7 +28,7 @@ start_server_with(const char *extra)
     snprintf(sock, sizeof sock, "%s", mqt_temp_path("fault"));
     snprintf(logfile, sizeof logfile, "%s", mqt_temp_path("fault-log"));
     snprintf(cmd, sizeof cmd, "exec %s --uds --file %s --thread %s 2>%s",
-             mqt_build_path("link/testserver"), sock, extra, logfile);
+             mqt_build_path("tests/testserver"), sock, extra, logfile);
     const char *argv[] = {"/bin/sh", "-c", cmd, NULL};
     server = mqt_launch(argv, 120);
     if (mqt_wait_for_file(sock, 5000) != 0) {
@@ -270,9 +270,9 @@ static MK_I64
 timeout_after(const char *file, const char *extra)
 {
     const char *args[] = {"client", "--config", file, "--name", "myclient", "@",
-                          mqt_build_path("link/testserver"), NULL};
+                          mqt_build_path("tests/testserver"), NULL};
     const char *with[] = {"client", "--config", file, "--name", "myclient", "--timeout", extra,
-                          "@", mqt_build_path("link/testserver"), NULL};
+                          "@", mqt_build_path("tests/testserver"), NULL};
     MqContextC *c = MqContextCreate();
     MK_I64 t = -1;
     if (MqLinkCreate(c, extra ? 9 : 7, extra ? with : args) == MK_OK)

@@ -32,25 +32,25 @@ link_libmqlink_la_LIBADD = kernel/libmkkernel.la link/storage/libmqstorage.la \
 link_libmqlink_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0
 
 LINK_TEST_LIBS = link/libmqlink.la kernel/libmkkernel.la tests/libmqtest.la
+# the helpers every link test shares and the conformance suite (tests/)
+LINK_TEST_HELPERS = tests/liblinktest.la $(LINK_TEST_LIBS)
 
-# The test server and the helpers every link test shares.
-check_PROGRAMS += link/testserver
-link_testserver_LDADD = link/libmqlink.la kernel/libmkkernel.la
-check_LTLIBRARIES += link/liblinktest.la
-link_liblinktest_la_SOURCES = link/linktest.c link/linktest.h
-
-LINK_TESTS = link/conformance_test link/fault_test link/persist_test link/block_test \
-	link/transport/tcp/tcp_test link/start/fork_test link/limits_test \
-	link/transport/uds/uds_test link/option_test
+# A test beside the code it checks; the conformance suite's rows run in
+# pipe_test (pipe) and start_test (every start mode over uds and tcp).
+LINK_TESTS = link/fault_test link/persist_test link/block_test \
+	link/transport/pipe/pipe_test link/transport/tcp/tcp_test \
+	link/transport/uds/uds_test link/start/start_test link/start/fork_test \
+	link/limits_test link/option_test
 check_PROGRAMS += $(LINK_TESTS)
 TESTS += $(LINK_TESTS)
-link_conformance_test_LDADD = link/liblinktest.la $(LINK_TEST_LIBS)
-link_transport_tcp_tcp_test_LDADD = link/liblinktest.la $(LINK_TEST_LIBS)
-link_block_test_LDADD = link/liblinktest.la $(LINK_TEST_LIBS)
-link_start_fork_test_LDADD = link/liblinktest.la $(LINK_TEST_LIBS)
-link_fault_test_LDADD = link/libmqlink.la $(LINK_TEST_LIBS) link/liblinktest.la
-link_limits_test_LDADD = link/liblinktest.la $(LINK_TEST_LIBS)
-link_transport_uds_uds_test_LDADD = link/liblinktest.la $(LINK_TEST_LIBS)
-link_persist_test_CFLAGS = $(AM_CFLAGS) $(SQLITE3_CFLAGS)
-link_persist_test_LDADD = link/liblinktest.la $(LINK_TEST_LIBS) $(SQLITE3_LIBS)
+link_transport_pipe_pipe_test_LDADD = $(LINK_TEST_HELPERS)
+link_transport_tcp_tcp_test_LDADD = $(LINK_TEST_HELPERS)
+link_transport_uds_uds_test_LDADD = $(LINK_TEST_HELPERS)
+link_start_start_test_LDADD = $(LINK_TEST_HELPERS)
+link_start_fork_test_LDADD = $(LINK_TEST_HELPERS)
+link_block_test_LDADD = $(LINK_TEST_HELPERS)
+link_fault_test_LDADD = $(LINK_TEST_HELPERS)
+link_limits_test_LDADD = $(LINK_TEST_HELPERS)
 link_option_test_LDADD = $(LINK_TEST_LIBS)
+link_persist_test_CFLAGS = $(AM_CFLAGS) $(SQLITE3_CFLAGS)
+link_persist_test_LDADD = $(LINK_TEST_HELPERS) $(SQLITE3_LIBS)

@@ -76,7 +76,7 @@ MqContextC *
 lt_connect(const lt_mode *m)
 {
     static char srv[1024];
-    snprintf(srv, sizeof srv, "%s", mqt_build_path("link/testserver"));
+    snprintf(srv, sizeof srv, "%s", mqt_build_path("tests/testserver"));
     server = 0;
     if (!m->tp) {
         nargs = 0;
