@@ -3,7 +3,12 @@ lib_LTLIBRARIES += link/libmqlink.la
 include_HEADERS += link/mqlink.h
 noinst_HEADERS += link/link_int.h link/option.h link/transport/transport.h link/start/start.h
 noinst_HEADERS += link/persist_int.h
-link_libmqlink_la_SOURCES = \
+# As in kernel/local.mk: the objects are a convenience library built with
+# -fvisibility=hidden, libmqlink.la exports mqlink.h only, and the tests and
+# the fuzz targets, which call internals (link_int.h), link the objects.
+noinst_LTLIBRARIES += link/libmqlink_objs.la
+link_libmqlink_objs_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS)
+link_libmqlink_objs_la_SOURCES = \
 	link/block.c \
 	link/context.c \
 	link/options.c \
@@ -27,11 +32,13 @@ link_libmqlink_la_SOURCES = \
 	link/start/fork.c \
 	link/start/thread.c \
 	link/start/spawn.c
-link_libmqlink_la_LIBADD = kernel/libmkkernel.la link/storage/libmqstorage.la \
-	link/config/libmqconfig.la $(THREAD_LIBS)
+link_libmqlink_objs_la_LIBADD = link/storage/libmqstorage.la link/config/libmqconfig.la \
+	$(THREAD_LIBS)
+link_libmqlink_la_SOURCES =
+link_libmqlink_la_LIBADD = link/libmqlink_objs.la kernel/libmkkernel.la $(THREAD_LIBS)
 link_libmqlink_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0
 
-LINK_TEST_LIBS = link/libmqlink.la kernel/libmkkernel.la tests/libmqtest.la
+LINK_TEST_LIBS = link/libmqlink_objs.la kernel/libmkkernel_objs.la tests/libmqtest.la
 # the helpers every link test shares and the conformance suite (tests/)
 LINK_TEST_HELPERS = tests/liblinktest.la $(LINK_TEST_LIBS)
 

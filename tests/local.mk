@@ -11,6 +11,10 @@ check_LTLIBRARIES += tests/liblinktest.la
 tests_liblinktest_la_SOURCES = tests/linktest.c tests/linktest.h \
 	tests/conformance.c tests/conformance.h
 
+# the libraries export their public headers and nothing else (shared builds)
+dist_check_SCRIPTS += tests/abi_test.sh
+TESTS += tests/abi_test.sh
+
 # make install into a temporary root; every .pc through pkg-config and a
 # program compiled against it (what a user does first)
 dist_check_SCRIPTS += tests/install_test.sh
