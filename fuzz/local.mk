@@ -7,7 +7,8 @@
 noinst_HEADERS += fuzz/fuzz.h fuzz/frames.h fuzz/harness.h
 EXTRA_DIST += fuzz/fuzz.dict fuzz/corpus fuzz/crashes
 
-FUZZ_LIBS = link/libmqlink.la kernel/libmkkernel.la $(THREAD_LIBS)
+# internals (frames, harness): the objects, not the libraries (link/local.mk)
+FUZZ_LIBS = link/libmqlink_objs.la kernel/libmkkernel_objs.la $(THREAD_LIBS)
 FUZZ_SERVER_SOURCES = fuzz/fuzz_server.c fuzz/frames.c fuzz/harness.c
 
 FUZZ_REPLAY = fuzz/fuzz_stream_replay fuzz/fuzz_frame_replay fuzz/fuzz_server_replay

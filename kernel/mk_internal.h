@@ -5,6 +5,11 @@
 
 #include "mkkernel.h"
 
+/* The few kernel internals libmqlink calls: exported from libmkkernel.so
+ * (the two libraries are separate objects) but no part of the API;
+ * abi_test.sh allows exactly the functions marked so, nothing else mki_. */
+#define MKI_SHARED __attribute__((visibility("default")))
+
 /* A buffer's storage: small values inline, large ones on the heap, or borrowed
  * from a stream (zero copy for ReadBUF). */
 struct MkBufferC {
@@ -60,23 +65,23 @@ struct MkErrorC {
 
 /* Release the text of an error embedded in another struct (zeroed
  * storage is an empty error: nothing to initialise). */
-void mki_error_release(MkErrorC *err);
+MKI_SHARED void mki_error_release(MkErrorC *err);
 
 /* Initialise / release a stream embedded in another struct. */
-void mki_stream_init(MkBufferStreamC *bus);
-void mki_stream_free(MkBufferStreamC *bus);
+MKI_SHARED void mki_stream_init(MkBufferStreamC *bus);
+MKI_SHARED void mki_stream_free(MkBufferStreamC *bus);
 /* Make room for n more bytes; MK_ERROR when out of memory. */
 MkErrorE mki_stream_reserve(MkBufferStreamC *bus, size_t n);
 /* Replace the stream's content with a copy of received bytes, ready to read. */
-MkErrorE mki_stream_load(MkBufferStreamC *bus, const void *data, size_t len, int swap);
+MKI_SHARED MkErrorE mki_stream_load(MkBufferStreamC *bus, const void *data, size_t len, int swap);
 /* Check that len bytes are a well-formed sequence of items: every type
  * known, every length inside the data, lists balanced and no deeper than
  * max_depth.  Sets *count to the number of items.  Reason in err. */
-MkErrorE mki_stream_validate(const void *data, size_t len, int swap, int max_depth,
+MKI_SHARED MkErrorE mki_stream_validate(const void *data, size_t len, int swap, int max_depth,
                              MK_I32 *count, MkErrorC *err);
 /* Copy the next item (a whole list for LST) from src into dst, converting
  * the byte order when needed. */
-MkErrorE mki_stream_copy_item(MkBufferStreamC *dst, MkBufferStreamC *src);
+MKI_SHARED MkErrorE mki_stream_copy_item(MkBufferStreamC *dst, MkBufferStreamC *src);
 
 /* Initialise / release a buffer embedded in another struct. */
 void mki_buffer_init(MkBufferC *buf);
@@ -86,7 +91,7 @@ void mki_buffer_borrow(MkBufferC *buf, MkTypeE type, const char *data, size_t si
 
 /* Grow-or-fail helper: realloc to room for at least need items of elem
  * bytes, doubling from 256 bytes' worth. */
-void *mki_grow(void *p, size_t *cap, size_t need, size_t elem);
+MKI_SHARED void *mki_grow(void *p, size_t *cap, size_t need, size_t elem);
 
 /* Byte swapping. */
 static inline uint16_t mki_swap16(uint16_t v) { return __builtin_bswap16(v); }
@@ -106,7 +111,7 @@ static inline uint64_t mki_swap64(uint64_t v) { return __builtin_bswap64(v); }
 /* Free the calling thread's CreateTLS streams and lists and its
  * MkErrorDEFAULT text; call when a thread ends.  Later CreateTLS calls
  * start afresh. */
-void mki_tls_free_all(void);
+MKI_SHARED void mki_tls_free_all(void);
 
 /* The thread registry behind CreateTLS: find an object by kind and name, or
  * add one (destroy frees it in mki_tls_free_all). */

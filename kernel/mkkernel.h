@@ -26,6 +26,12 @@
 extern "C" {
 #endif
 
+/* The library is built with -fvisibility=hidden: what this header declares is
+ * its exported ABI (abi_test.sh compares the two), nothing else leaves it. */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 typedef int8_t MK_I8;
 typedef int16_t MK_I16;
 typedef int32_t MK_I32;
@@ -260,6 +266,10 @@ MkErrorE MkBufferListAppendSTR(MkBufferListC *bfl, const char *s);
 MkErrorE MkBufferListAppendBIN(MkBufferListC *bfl, const void *data, size_t size);
 /* Append a copy of buf's value. */
 MkErrorE MkBufferListAppendBUF(MkBufferListC *bfl, const MkBufferC *buf);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

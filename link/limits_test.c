@@ -46,7 +46,7 @@ start_server(const char *mode, const char *opts)
     snprintf(sock, sizeof sock, "%s", mqt_temp_path("limits"));
     snprintf(logfile, sizeof logfile, "%s", mqt_temp_path("limits-log"));
     snprintf(cmd, sizeof cmd, "exec %s --uds --file %s %s %s 2>%s",
-             mqt_build_path("link/testserver"), sock, mode, opts, logfile);
+             mqt_build_path("tests/testserver"), sock, mode, opts, logfile);
     const char *argv[] = {"/bin/sh", "-c", cmd, NULL};
     server = mqt_launch(argv, 120);
     if (mqt_wait_for_file(sock, 5000) != 0) {

@@ -1,9 +1,14 @@
 # link/local.mk — libmqlink and its tests.
 lib_LTLIBRARIES += link/libmqlink.la
 include_HEADERS += link/mqlink.h
-noinst_HEADERS += link/link_int.h link/transport/transport.h link/start/start.h
+noinst_HEADERS += link/link_int.h link/option.h link/transport/transport.h link/start/start.h
 noinst_HEADERS += link/persist_int.h
-link_libmqlink_la_SOURCES = \
+# As in kernel/local.mk: the objects are a convenience library built with
+# -fvisibility=hidden, libmqlink.la exports mqlink.h only, and the tests and
+# the fuzz targets, which call internals (link_int.h), link the objects.
+noinst_LTLIBRARIES += link/libmqlink_objs.la
+link_libmqlink_objs_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS)
+link_libmqlink_objs_la_SOURCES = \
 	link/block.c \
 	link/context.c \
 	link/options.c \
@@ -28,29 +33,32 @@ link_libmqlink_la_SOURCES = \
 	link/start/fork.c \
 	link/start/thread.c \
 	link/start/spawn.c
-link_libmqlink_la_LIBADD = kernel/libmkkernel.la link/storage/libmqstorage.la \
-	link/config/libmqconfig.la $(THREAD_LIBS)
+link_libmqlink_objs_la_LIBADD = link/storage/libmqstorage.la link/config/libmqconfig.la \
+	$(THREAD_LIBS)
+link_libmqlink_la_SOURCES =
+link_libmqlink_la_LIBADD = link/libmqlink_objs.la kernel/libmkkernel.la $(THREAD_LIBS)
 link_libmqlink_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0
 
-LINK_TEST_LIBS = link/libmqlink.la kernel/libmkkernel.la tests/libmqtest.la
+LINK_TEST_LIBS = link/libmqlink_objs.la kernel/libmkkernel_objs.la tests/libmqtest.la
+# the helpers every link test shares and the conformance suite (tests/)
+LINK_TEST_HELPERS = tests/liblinktest.la $(LINK_TEST_LIBS)
 
-# The test server and the helpers every link test shares.
-check_PROGRAMS += link/testserver
-link_testserver_LDADD = link/libmqlink.la kernel/libmkkernel.la
-check_LTLIBRARIES += link/liblinktest.la
-link_liblinktest_la_SOURCES = link/linktest.c link/linktest.h
-
-LINK_TESTS = link/conformance_test link/fault_test link/persist_test link/block_test \
-	link/transport/tcp/tcp_test link/start/fork_test link/limits_test \
-	link/transport/uds/uds_test
+# A test beside the code it checks; the conformance suite's rows run in
+# pipe_test (pipe) and start_test (every start mode over uds and tcp).
+LINK_TESTS = link/fault_test link/persist_test link/block_test \
+	link/transport/pipe/pipe_test link/transport/tcp/tcp_test \
+	link/transport/uds/uds_test link/start/start_test link/start/fork_test \
+	link/limits_test link/option_test
 check_PROGRAMS += $(LINK_TESTS)
 TESTS += $(LINK_TESTS)
-link_conformance_test_LDADD = link/liblinktest.la $(LINK_TEST_LIBS)
-link_transport_tcp_tcp_test_LDADD = link/liblinktest.la $(LINK_TEST_LIBS)
-link_block_test_LDADD = link/liblinktest.la $(LINK_TEST_LIBS)
-link_start_fork_test_LDADD = link/liblinktest.la $(LINK_TEST_LIBS)
-link_fault_test_LDADD = link/libmqlink.la $(LINK_TEST_LIBS) link/liblinktest.la
-link_limits_test_LDADD = link/liblinktest.la $(LINK_TEST_LIBS)
-link_transport_uds_uds_test_LDADD = link/liblinktest.la $(LINK_TEST_LIBS)
+link_transport_pipe_pipe_test_LDADD = $(LINK_TEST_HELPERS)
+link_transport_tcp_tcp_test_LDADD = $(LINK_TEST_HELPERS)
+link_transport_uds_uds_test_LDADD = $(LINK_TEST_HELPERS)
+link_start_start_test_LDADD = $(LINK_TEST_HELPERS)
+link_start_fork_test_LDADD = $(LINK_TEST_HELPERS)
+link_block_test_LDADD = $(LINK_TEST_HELPERS)
+link_fault_test_LDADD = $(LINK_TEST_HELPERS)
+link_limits_test_LDADD = $(LINK_TEST_HELPERS)
+link_option_test_LDADD = $(LINK_TEST_LIBS)
 link_persist_test_CFLAGS = $(AM_CFLAGS) $(SQLITE3_CFLAGS)
-link_persist_test_LDADD = link/liblinktest.la $(LINK_TEST_LIBS) $(SQLITE3_LIBS)
+link_persist_test_LDADD = $(LINK_TEST_HELPERS) $(SQLITE3_LIBS)

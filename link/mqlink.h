@@ -27,6 +27,12 @@
 extern "C" {
 #endif
 
+/* The library is built with -fvisibility=hidden: what this header declares is
+ * its exported ABI (abi_test.sh compares the two), nothing else leaves it. */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 /* One end of a link. */
 typedef struct MqContextC MqContextC;
 
@@ -300,6 +306,10 @@ MkErrorE MqErrorSet(MqContextC *ctx, MK_I32 code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Clear ctx's error. */
 void MqErrorReset(MqContextC *ctx);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

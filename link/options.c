@@ -7,43 +7,151 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config/config_load.h"
 #include "link_int.h"
+#include "option.h"
+#include "transport/transport.h"
 
-static const char usage[] =
-    "link options:\n"
-    "  --name NAME         name used in logs and errors\n"
-    "  --srvname NAME      name the server instance uses\n"
-    "  --buffersize BYTES  flush the write buffer past this size (default 65536)\n"
-    "  --timeout SECONDS   default timeout of waits and writes (default 90)\n"
-    "  --max-frame BYTES   largest frame accepted (default 67108864)\n"
-    "  --max-children N    child contexts one link may hold (default 1024)\n"
-    "  --debug N           log level 0..4\n"
-    "  --storage FILE      sqlite3 storage of persistent calls (default: in memory)\n"
-    "  --sync full|normal  storage durability: full survives power loss (default),\n"
-    "                      normal survives a crash of the process\n"
-    "  --max-senders N     receiver: sender identities it keeps storage files for\n"
-    "                      (default 1024, 0: no limit); more are refused\n"
-    "  --max-storage BYTES receiver: bytes its storage files may hold together\n"
-    "                      (default 1073741824, 0: no limit); calls beyond are refused\n"
-    "  --config FILE       read options from a libconfig file first (global\n"
-    "                      settings, then the group named like --name)\n"
-    "  --silent            log nothing but errors\n"
-    "  --max-buffered BYTES  read buffers of all links in this process together\n"
-    "                      (default 268435456); past it a link stops reading\n"
-    "  --max-connections N   server: instances alive at once (default 256); a\n"
-    "                      connection past the limit is closed at once\n"
-    "  --idle-timeout SECONDS   server: close a link from a listener that\n"
-    "                      brought nothing for this long (default 300, 0: never)\n"
-    "  --frame-timeout SECONDS  server: a frame or handshake that started\n"
-    "                      arriving must be complete within this (default 30,\n"
-    "                      0: never)\n"
-    "  --uds --file PATH   Unix socket transport\n"
-    "  --tcp [--host H] --port P   TCP transport (servers listen on 127.0.0.1 by default)\n"
-    "  --fork | --thread | --spawn server: one instance per connection\n"
-    "  @ PROGRAM ARGS...   client: start PROGRAM as server over a socket pair\n"
-    "  --help              print this text and exit\n"
-    "  --version           print \"PROGRAM (mqlink VERSION)\" and exit\n";
+/* The core's options; the transports declare theirs (transport.h).  The
+ * order is the order of --help and of the options a config file gives. */
+static const mqi_option core_options[] = {
+    {.name = "name", .kind = MQI_OPT_STR, .arg = "NAME", .help = "name used in logs and errors",
+     MQI_FIELD(name)},
+    {.name = "srvname", .kind = MQI_OPT_STR, .arg = "NAME",
+     .help = "name the server instance uses", MQI_FIELD(srvname)},
+    {.name = "buffersize", .kind = MQI_OPT_INT, .arg = "BYTES",
+     .help = "flush the write buffer past this size (default 65536)", .max = 1LL << 30,
+     MQI_FIELD(buffersize)},
+    {.name = "timeout", .kind = MQI_OPT_INT, .arg = "SECONDS",
+     .help = "default timeout of waits and writes (default 90)", .max = 1LL << 31,
+     .scale = 1000, MQI_FIELD(timeout_ms)},
+    {.name = "max-frame", .kind = MQI_OPT_INT, .arg = "BYTES",
+     .help = "largest frame accepted (default 67108864)", .min = 1024, .max = 1LL << 31,
+     MQI_FIELD(max_frame)},
+    {.name = "debug", .kind = MQI_OPT_INT, .arg = "N", .help = "log level 0..4",
+     .max = MK_LOG_TRACE, MQI_FIELD(debug)},
+    {.name = "silent", .kind = MQI_OPT_FLAG, .help = "log nothing but errors", MQI_FIELD(silent),
+     .val = 1},
+    {.name = "storage", .kind = MQI_OPT_STR, .arg = "FILE",
+     .help = "sqlite3 storage of persistent calls (default: in memory)", MQI_FIELD(storage)},
+    {.name = "sync", .kind = MQI_OPT_SYNC, .arg = "full|normal",
+     .help = "storage durability: full survives power loss (default),\n"
+             "normal survives a crash of the process",
+     MQI_FIELD(sync_full)},
+    {.name = "max-children", .kind = MQI_OPT_INT, .arg = "N",
+     .help = "child contexts one link may hold (default 1024)", .max = 1 << 24,
+     MQI_FIELD(max_children)},
+    {.name = "max-senders", .kind = MQI_OPT_INT, .arg = "N",
+     .help = "receiver: sender identities it keeps storage files for\n"
+             "(default 1024, 0: no limit); more are refused",
+     .max = 1LL << 30, MQI_FIELD(max_senders)},
+    {.name = "max-storage", .kind = MQI_OPT_INT, .arg = "BYTES",
+     .help = "receiver: bytes its storage files may hold together\n"
+             "(default 1073741824, 0: no limit); calls beyond are refused",
+     .max = 1LL << 62, MQI_FIELD(max_storage)},
+    {.name = "max-buffered", .kind = MQI_OPT_INT, .arg = "BYTES",
+     .help = "read buffers of all links in this process together\n"
+             "(default 268435456); past it a link stops reading",
+     .max = 1LL << 48, MQI_FIELD(max_buffered)},
+    {.name = "max-connections", .kind = MQI_OPT_INT, .arg = "N",
+     .help = "server: instances alive at once (default 256); a\n"
+             "connection past the limit is closed at once",
+     .min = 1, .max = 1 << 20, MQI_FIELD(max_connections)},
+    {.name = "idle-timeout", .kind = MQI_OPT_INT, .arg = "SECONDS",
+     .help = "server: close a link from a listener that\n"
+             "brought nothing for this long (default 300, 0: never)",
+     .max = 1LL << 31, .scale = 1000, MQI_FIELD(idle_ms)},
+    {.name = "frame-timeout", .kind = MQI_OPT_INT, .arg = "SECONDS",
+     .help = "server: a frame or handshake that started\n"
+             "arriving must be complete within this (default 30, 0: never)",
+     .max = 1LL << 31, .scale = 1000, MQI_FIELD(frame_ms)},
+    /* The start modes; they move to link/start/ with its table of operations. */
+    {.name = "fork", .kind = MQI_OPT_FLAG, .help = "server: one forked process per connection",
+     MQI_FIELD(start), .val = MQI_START_FORK},
+    {.name = "thread", .kind = MQI_OPT_FLAG, .help = "server: one thread per connection",
+     MQI_FIELD(start), .val = MQI_START_THREAD,
+#ifndef MQ_HAVE_THREADS
+     .unavailable = "a build with threads",
+#endif
+    },
+    {.name = "spawn", .kind = MQI_OPT_FLAG,
+     .help = "server: one new process (exec) per connection", MQI_FIELD(start),
+     .val = MQI_START_SPAWN},
+    {.name = "config", .kind = MQI_OPT_CONFIG, .arg = "FILE",
+     .help = "read options from a libconfig file first (global\n"
+             "settings, then the group named like --name)",
+     .flags = MQI_OPT_CLI_ONLY},
+    {.name = "help", .kind = MQI_OPT_HELP, .help = "print this text and exit",
+     .flags = MQI_OPT_CLI_ONLY},
+    /* taken by mqi_options_parse before any row, which knows the program's name */
+    {.name = "version", .kind = MQI_OPT_VERSION, .help = "print \"PROGRAM (mqlink VERSION)\" and exit",
+     .flags = MQI_OPT_CLI_ONLY},
+    {.name = NULL},
+};
+
+const mqi_option *
+mqi_option_list(size_t i)
+{
+    static const mqi_option none[] = {{.name = NULL}};
+    const mqi_transport *const *t = mqi_transports();
+    if (i == 0)
+        return core_options;
+    for (size_t k = 1; *t; t++, k++)
+        if (k == i)
+            return (*t)->options ? (*t)->options : none;
+    return NULL;
+}
+
+const mqi_option *
+mqi_option_find(const char *name)
+{
+    for (size_t i = 0; mqi_option_list(i); i++)
+        for (const mqi_option *o = mqi_option_list(i); o->name; o++)
+            if (!strcmp(o->name, name))
+                return o;
+    return NULL;
+}
+
+static void
+help_row(FILE *f, const mqi_option *o)
+{
+    char left[64];
+    const char *h = o->help;
+    snprintf(left, sizeof left, "--%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+    if (strlen(left) > 19) /* a long name gets its own line */
+        fprintf(f, "  %s\n%22s", left, "");
+    else
+        fprintf(f, "  %-19s ", left);
+    for (const char *nl; (nl = strchr(h, '\n')) != NULL; h = nl + 1)
+        fprintf(f, "%.*s\n%22s", (int)(nl - h), h, "");
+    fprintf(f, "%s\n", h);
+}
+
+void
+mqi_option_help(FILE *f)
+{
+    fputs("link options:\n", f);
+    for (size_t i = 0; mqi_option_list(i); i++)
+        for (const mqi_option *o = mqi_option_list(i); o->name; o++)
+            if (!(o->flags & MQI_OPT_HIDDEN))
+                help_row(f, o);
+    fputs("  @ PROGRAM ARGS...   client: start PROGRAM as server over a socket pair\n", f);
+}
+
+size_t
+mqi_option_keys(mqi_cfgkey *keys, size_t max)
+{
+    static const mqi_keytype type[] = {
+        [MQI_OPT_FLAG] = MQI_KEY_BOOL, [MQI_OPT_STR] = MQI_KEY_STR,
+        [MQI_OPT_INT] = MQI_KEY_INT,   [MQI_OPT_NUMSTR] = MQI_KEY_INT,
+        [MQI_OPT_SYNC] = MQI_KEY_SYNC,
+    };
+    size_t n = 0;
+    for (size_t i = 0; mqi_option_list(i); i++)
+        for (const mqi_option *o = mqi_option_list(i); o->name && n < max; o++)
+            if (!(o->flags & MQI_OPT_CLI_ONLY))
+                keys[n++] = (mqi_cfgkey){o->name, type[o->kind]};
+    return n;
+}
 
 void
 mqi_config_init(mqi_config *c)
@@ -156,89 +264,74 @@ server_command(MqContextC *ctx, int argc, const char **argv)
     return MK_OK;
 }
 
-/* One option (and its value) at argv[*i]. */
+/* Store v into the integer field of o (int-sized or 64-bit). */
+static void
+store(mqi_config *c, const mqi_option *o, long long v)
+{
+    char *field = (char *)c + o->offset;
+    if (o->size == sizeof(int32_t)) {
+        uint32_t u = (uint32_t)v;
+        memcpy(field, &u, sizeof u);
+    } else {
+        int64_t w = v;
+        memcpy(field, &w, sizeof w);
+    }
+}
+
+/* Set the option of row o from arg (NULL: none given). */
 static MkErrorE
-option(MqContextC *ctx, int argc, const char **argv, int *i)
+set(MqContextC *ctx, const mqi_option *o, const char *opt, const char *arg)
 {
     mqi_config *c = &ctx->cfg;
-    const char *o = argv[*i];
-    const char *arg = *i + 1 < argc ? argv[*i + 1] : NULL;
     long long n = 0;
     MkErrorE rc = MK_OK;
-
-    if (!strcmp(o, "--silent"))         { c->silent = 1; return MK_OK; }
-    if (!strcmp(o, "--uds"))            { c->tp = MQI_TP_UDS; return MK_OK; }
-    if (!strcmp(o, "--tcp"))            { c->tp = MQI_TP_TCP; return MK_OK; }
-    if (!strcmp(o, "--fork"))           { c->start = MQI_START_FORK; return MK_OK; }
-    if (!strcmp(o, "--spawn"))          { c->start = MQI_START_SPAWN; return MK_OK; }
-    if (!strcmp(o, "--thread")) {
-#ifdef MQ_HAVE_THREADS
-        c->start = MQI_START_THREAD;
-        return MK_OK;
-#else
-        return bad(ctx, "option '%s' needs a build with threads", o);
-#endif
-    }
-    if (!strcmp(o, "--help")) {
-        fputs(usage, stdout);
-        exit(0);
-    }
-    (*i)++;
-    if (!strcmp(o, "--name"))           rc = string(ctx, o, arg, &c->name);
-    else if (!strcmp(o, "--srvname"))   rc = string(ctx, o, arg, &c->srvname);
-    else if (!strcmp(o, "--file"))      rc = string(ctx, o, arg, &c->file);
-    else if (!strcmp(o, "--host"))      rc = string(ctx, o, arg, &c->host);
-    else if (!strcmp(o, "--storage"))   rc = string(ctx, o, arg, &c->storage);
-    else if (!strcmp(o, "--config"))    rc = arg ? MK_OK : bad(ctx, "option '%s' needs a value", o);
-    else if (!strcmp(o, "--sync")) {
+    if (o->unavailable)
+        return MkErrorSet(ctx->err, MQ_ERR_OPTION, "option '%s' needs %s", opt, o->unavailable);
+    switch (o->kind) {
+    case MQI_OPT_FLAG:
+        store(c, o, o->val);
+        break;
+    case MQI_OPT_STR:
+        rc = string(ctx, opt, arg, (char **)((char *)c + o->offset));
+        break;
+    case MQI_OPT_NUMSTR:
+        if ((rc = number(ctx, opt, arg, o->min, o->max, &n)) == MK_OK)
+            rc = string(ctx, opt, arg, (char **)((char *)c + o->offset));
+        break;
+    case MQI_OPT_INT:
+        if ((rc = number(ctx, opt, arg, o->min, o->max, &n)) == MK_OK)
+            store(c, o, n * (o->scale ? o->scale : 1));
+        break;
+    case MQI_OPT_SYNC:
         if (arg && (!strcmp(arg, "full") || !strcmp(arg, "normal")))
             c->sync_full = !strcmp(arg, "full");
         else
             rc = bad(ctx, "option '--sync' takes 'full' or 'normal', not '%s'", arg ? arg : "");
-    }
-    else if (!strcmp(o, "--port")) {
-        if ((rc = number(ctx, o, arg, 0, 65535, &n)) == MK_OK)
-            rc = string(ctx, o, arg, &c->port);
-    } else if (!strcmp(o, "--buffersize")) {
-        if ((rc = number(ctx, o, arg, 0, 1LL << 30, &n)) == MK_OK)
-            c->buffersize = (size_t)n;
-    } else if (!strcmp(o, "--timeout")) {
-        if ((rc = number(ctx, o, arg, 0, 1LL << 31, &n)) == MK_OK)
-            c->timeout_ms = n * 1000;
-    } else if (!strcmp(o, "--max-frame")) {
-        if ((rc = number(ctx, o, arg, 1024, 1LL << 31, &n)) == MK_OK)
-            c->max_frame = (uint32_t)n;
-    } else if (!strcmp(o, "--max-children")) {
-        if ((rc = number(ctx, o, arg, 0, 1 << 24, &n)) == MK_OK)
-            c->max_children = (uint32_t)n;
-    } else if (!strcmp(o, "--max-senders")) {
-        if ((rc = number(ctx, o, arg, 0, 1LL << 30, &n)) == MK_OK)
-            c->max_senders = n;
-    } else if (!strcmp(o, "--max-storage")) {
-        if ((rc = number(ctx, o, arg, 0, 1LL << 62, &n)) == MK_OK)
-            c->max_storage = n;
-    } else if (!strcmp(o, "--debug")) {
-        if ((rc = number(ctx, o, arg, 0, MK_LOG_TRACE, &n)) == MK_OK)
-            c->debug = (int)n;
-    } else if (!strcmp(o, "--max-buffered")) {
-        if ((rc = number(ctx, o, arg, 0, 1LL << 48, &n)) == MK_OK)
-            c->max_buffered = (size_t)n;
-    } else if (!strcmp(o, "--max-connections")) {
-        if ((rc = number(ctx, o, arg, 1, 1 << 20, &n)) == MK_OK)
-            c->max_connections = (int)n;
-    } else if (!strcmp(o, "--idle-timeout")) {
-        if ((rc = number(ctx, o, arg, 0, 1LL << 31, &n)) == MK_OK)
-            c->idle_ms = n * 1000;
-    } else if (!strcmp(o, "--frame-timeout")) {
-        if ((rc = number(ctx, o, arg, 0, 1LL << 31, &n)) == MK_OK)
-            c->frame_ms = n * 1000;
-    } else if (!strcmp(o, "--socket")) {
-        if ((rc = number(ctx, o, arg, 0, 1 << 20, &n)) == MK_OK)
-            c->socket_fd = (int)n;
-    } else {
-        return bad(ctx, "unknown option '%s' (try --help)", o);
+        break;
+    case MQI_OPT_CONFIG: /* read before the command line (config_file) */
+        rc = arg ? MK_OK : bad(ctx, "option '%s' needs a value", opt);
+        break;
+    case MQI_OPT_HELP:
+        mqi_option_help(stdout);
+        exit(0);
+    case MQI_OPT_VERSION:
+        mqi_version_exit(ctx, NULL);
     }
     return rc;
+}
+
+/* One option (and its value) at argv[*i]. */
+static MkErrorE
+option(MqContextC *ctx, int argc, const char **argv, int *i)
+{
+    const char *o = argv[*i];
+    const mqi_option *row = strncmp(o, "--", 2) ? NULL : mqi_option_find(o + 2);
+    if (!row)
+        return bad(ctx, "unknown option '%s' (try --help)", o);
+    if (row->kind == MQI_OPT_FLAG || row->kind == MQI_OPT_HELP || row->kind == MQI_OPT_VERSION)
+        return set(ctx, row, o, NULL);
+    (*i)++;
+    return set(ctx, row, o, *i < argc ? argv[*i] : NULL);
 }
 
 static MkErrorE
@@ -286,7 +379,9 @@ config_file(MqContextC *ctx, int argc, const char **argv)
         return MK_OK;
     int n = 0;
     char **opts = NULL;
-    if (mqi_config_load(file, name, &n, &opts, ctx->err) != MK_OK)
+    mqi_cfgkey keys[MQI_CFG_MAXKEYS];
+    size_t nkeys = mqi_option_keys(keys, MQI_CFG_MAXKEYS);
+    if (mqi_config_load(file, name, keys, nkeys, &n, &opts, ctx->err) != MK_OK)
         return MK_ERROR;
     MkErrorE rc = MK_OK;
     for (int i = 0; i < n && rc == MK_OK; i++) {

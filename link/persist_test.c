@@ -64,7 +64,7 @@ paths(void)
 static int
 start_server(void)
 {
-    const char *argv[] = {mqt_build_path("link/testserver"), "--uds", "--file", sock,
+    const char *argv[] = {mqt_build_path("tests/testserver"), "--uds", "--file", sock,
                           "--storage", srvdb, "--sync", "normal", "--silent", NULL};
     unlink(sock);
     server = mqt_launch(argv, 120);
@@ -355,7 +355,7 @@ sender_files(void)
 static int
 start_fork_server(const char *base, const char *opt, const char *val)
 {
-    const char *argv[] = {mqt_build_path("link/testserver"), "--uds", "--file", sock, "--fork",
+    const char *argv[] = {mqt_build_path("tests/testserver"), "--uds", "--file", sock, "--fork",
                           "--storage", base, "--sync", "normal", "--silent", opt, val, NULL};
     unlink(sock);
     server = mqt_launch(argv, 120);

@@ -48,15 +48,22 @@ suite() {
 }
 
 TABLE=$TMP/gen/total_link.perf
-# row MODE LABEL N: the row has N figures and 9 - N na.
+# row MODE LABEL N: the row is there, in MODE's section, with N figures and
+# 9 - N na.  A missing section or row is a failure, not zero figures.
 figures() {
-    r=$(awk -v m=" $1:" -v l=" $2 " '$0 == m { s = 1 } s && index($0, l) == 1 { print; exit }' \
+    r=$(awk -v m=" $1:" -v l=" $2 " '/^ [a-z_]*:$/ { s = ($0 == m) } s && index($0, l) == 1 { print; exit }' \
         "$TABLE")
-    echo "$1 $2: $r"
-    [ "$(echo "$r" | tr ' ' '\n' | grep -c '^[0-9][0-9]*$')" = "$3" ]
+    echo "$1 $2: ${r:-(no such row)}"
+    [ -n "$r" ] || return 1
+    [ "$(echo "$r" | tr ' ' '\n' | grep -c '^[0-9][0-9]*$')" = "$3" ] &&
+        [ "$(echo "$r" | tr ' ' '\n' | grep -c '^na\.$')" = "$((9 - $3))" ]
 }
 
 every_mode() {
+    case "$THREADS" in
+    yes|no) ;;
+    *) echo "perflimit --features said threads='$THREADS'"; return 1 ;;
+    esac
     for m in pipe uds_fork uds_thread uds_spawn tcp_fork tcp_thread tcp_spawn; do
         want=9
         case "$m" in *_thread) [ "$THREADS" = yes ] || want=0 ;; esac

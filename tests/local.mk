@@ -2,6 +2,19 @@
 check_LTLIBRARIES += tests/libmqtest.la
 tests_libmqtest_la_SOURCES = tests/testlib.c tests/testlib.h
 
+# The link's test support: the server the link tests talk to, the helpers
+# they share (modes, raw peers, server logs) and the conformance suite whose
+# rows the tests beside each transport and start mode run.
+check_PROGRAMS += tests/testserver
+tests_testserver_LDADD = link/libmqlink.la kernel/libmkkernel.la
+check_LTLIBRARIES += tests/liblinktest.la
+tests_liblinktest_la_SOURCES = tests/linktest.c tests/linktest.h \
+	tests/conformance.c tests/conformance.h
+
+# the libraries export their public headers and nothing else (shared builds)
+dist_check_SCRIPTS += tests/abi_test.sh
+TESTS += tests/abi_test.sh
+
 # make install into a temporary root; every .pc through pkg-config and a
 # program compiled against it (what a user does first)
 dist_check_SCRIPTS += tests/install_test.sh

@@ -9,60 +9,42 @@
 #include "config_load.h"
 #include "mqlink.h"
 
-typedef enum keytype { T_STR, T_INT, T_BOOL, T_SYNC } keytype;
-
-/* Every key a file may set; the option is "--" and the key.  The order here
- * is the order of the options returned. */
-static const struct key {
-    const char *name;
-    keytype type;
-} keys[] = {
-    {"name", T_STR},     {"srvname", T_STR},  {"buffersize", T_INT}, {"timeout", T_INT},
-    {"max-frame", T_INT}, {"debug", T_INT},   {"silent", T_BOOL},    {"storage", T_STR},
-    {"sync", T_SYNC},    {"tcp", T_BOOL},     {"uds", T_BOOL},       {"host", T_STR},
-    {"port", T_INT},     {"file", T_STR},     {"fork", T_BOOL},      {"thread", T_BOOL},
-    {"spawn", T_BOOL},
-    {"max-children", T_INT},
-    {"max-senders", T_INT}, {"max-storage", T_INT},
-    {"max-buffered", T_INT}, {"max-connections", T_INT}, {"idle-timeout", T_INT},
-    {"frame-timeout", T_INT},
-};
-#define NKEYS (sizeof keys / sizeof keys[0])
-
 static const char *const wanted[] = {
-    [T_STR] = "a string", [T_INT] = "an integer", [T_BOOL] = "a boolean",
-    [T_SYNC] = "\"full\", \"normal\" or a boolean",
+    [MQI_KEY_STR] = "a string", [MQI_KEY_INT] = "an integer", [MQI_KEY_BOOL] = "a boolean",
+    [MQI_KEY_SYNC] = "\"full\", \"normal\" or a boolean",
 };
 
 /* The values found so far, one slot per key; later groups override. */
 typedef struct loader {
     const char *file;
-    const config_setting_t *val[NKEYS];
+    const mqi_cfgkey *keys;
+    size_t nkeys;
+    const config_setting_t *val[MQI_CFG_MAXKEYS];
     MkErrorC *err;
 } loader;
 
 static int
-find_key(const char *name)
+find_key(const loader *l, const char *name)
 {
-    for (size_t i = 0; i < NKEYS; i++)
-        if (!strcmp(keys[i].name, name))
+    for (size_t i = 0; i < l->nkeys; i++)
+        if (!strcmp(l->keys[i].name, name))
             return (int)i;
     return -1;
 }
 
 static int
-type_ok(keytype want, const config_setting_t *s)
+type_ok(mqi_keytype want, const config_setting_t *s)
 {
     int t = config_setting_type(s);
     const char *v;
     switch (want) {
-    case T_STR:
+    case MQI_KEY_STR:
         return t == CONFIG_TYPE_STRING;
-    case T_INT:
+    case MQI_KEY_INT:
         return t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64;
-    case T_BOOL:
+    case MQI_KEY_BOOL:
         return t == CONFIG_TYPE_BOOL;
-    case T_SYNC:
+    case MQI_KEY_SYNC:
         v = t == CONFIG_TYPE_STRING ? config_setting_get_string(s) : NULL;
         return t == CONFIG_TYPE_BOOL || (v && (!strcmp(v, "full") || !strcmp(v, "normal")));
     }
@@ -73,9 +55,9 @@ static MkErrorE
 unknown(loader *l, const config_setting_t *s, const config_setting_t *group)
 {
     char where[512], known[512] = "";
-    for (size_t i = 0; i < NKEYS; i++)
+    for (size_t i = 0; i < l->nkeys; i++)
         snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "",
-                 keys[i].name);
+                 l->keys[i].name);
     return MkErrorSet(l->err, MQ_ERR_OPTION, "%s: unknown key '%s'%s%s%s (known keys: %s)",
                       mqi_cfg_where(s, l->file, where, sizeof where), config_setting_name(s),
                       group ? " in group '" : "", group ? config_setting_name(group) : "",
@@ -91,15 +73,15 @@ take(loader *l, const config_setting_t *g, const config_setting_t *group)
     int n = config_setting_length(g);
     for (int i = 0; i < n; i++) {
         const config_setting_t *s = config_setting_get_elem(g, (unsigned)i);
-        int k = find_key(config_setting_name(s));
+        int k = find_key(l, config_setting_name(s));
         if (k < 0 && !group && config_setting_is_group(s))
             continue;
         if (k < 0)
             return unknown(l, s, group);
-        if (!type_ok(keys[k].type, s))
+        if (!type_ok(l->keys[k].type, s))
             return MkErrorSet(l->err, MQ_ERR_OPTION, "%s: '%s' must be %s, not %s",
-                              mqi_cfg_where(s, l->file, where, sizeof where), keys[k].name,
-                              wanted[keys[k].type], mqi_cfg_type_name(config_setting_type(s)));
+                              mqi_cfg_where(s, l->file, where, sizeof where), l->keys[k].name,
+                              wanted[l->keys[k].type], mqi_cfg_type_name(config_setting_type(s)));
         l->val[k] = s;
     }
     return MK_OK;
@@ -112,9 +94,9 @@ sections(loader *l, const config_setting_t *root, const char *name)
     int n = config_setting_length(root);
     for (int i = 0; i < n; i++) {
         const config_setting_t *g = config_setting_get_elem(root, (unsigned)i);
-        if (!config_setting_is_group(g) || find_key(config_setting_name(g)) >= 0)
+        if (!config_setting_is_group(g) || find_key(l, config_setting_name(g)) >= 0)
             continue;
-        loader check = {.file = l->file, .err = l->err};
+        loader check = {.file = l->file, .keys = l->keys, .nkeys = l->nkeys, .err = l->err};
         int chosen = name && !strcmp(name, config_setting_name(g));
         if (take(chosen ? l : &check, g, g) != MK_OK)
             return MK_ERROR;
@@ -124,20 +106,20 @@ sections(loader *l, const config_setting_t *root, const char *name)
 
 /* One option (and its value) for key k; returns the number of strings added. */
 static int
-emit(char **argv, const struct key *k, const config_setting_t *s)
+emit(char **argv, const mqi_cfgkey *k, const config_setting_t *s)
 {
     char opt[64], num[32];
     const char *value = NULL;
     snprintf(opt, sizeof opt, "--%s", k->name);
-    if (k->type == T_BOOL && !config_setting_get_bool(s))
+    if (k->type == MQI_KEY_BOOL && !config_setting_get_bool(s))
         return 0;
-    if (k->type == T_STR)
+    if (k->type == MQI_KEY_STR)
         value = config_setting_get_string(s);
-    else if (k->type == T_INT && snprintf(num, sizeof num, "%lld", config_setting_get_int64(s)))
+    else if (k->type == MQI_KEY_INT && snprintf(num, sizeof num, "%lld", config_setting_get_int64(s)))
         value = num;
-    else if (k->type == T_SYNC && config_setting_type(s) == CONFIG_TYPE_BOOL)
+    else if (k->type == MQI_KEY_SYNC && config_setting_type(s) == CONFIG_TYPE_BOOL)
         value = config_setting_get_bool(s) ? "full" : "normal";
-    else if (k->type == T_SYNC)
+    else if (k->type == MQI_KEY_SYNC)
         value = config_setting_get_string(s);
     argv[0] = strdup(opt);
     if (value)
@@ -148,17 +130,17 @@ emit(char **argv, const struct key *k, const config_setting_t *s)
 static MkErrorE
 build(loader *l, int *argc_out, char ***argv_out)
 {
-    char **argv = calloc(2 * NKEYS + 1, sizeof *argv);
+    char **argv = calloc(2 * l->nkeys + 1, sizeof *argv);
     int argc = 0;
     if (!argv)
         return MkErrorSet(l->err, MK_ERR_MEMORY, "config %s: out of memory", l->file);
-    for (size_t i = 0; i < NKEYS; i++)
+    for (size_t i = 0; i < l->nkeys; i++)
         if (l->val[i])
-            argc += emit(argv + argc, &keys[i], l->val[i]);
+            argc += emit(argv + argc, &l->keys[i], l->val[i]);
     for (int i = 0; i < argc; i++) {
         if (argv[i])
             continue;
-        for (size_t j = 0; j < 2 * NKEYS; j++) /* past the hole, not only up to it */
+        for (size_t j = 0; j < 2 * l->nkeys; j++) /* past the hole, not only up to it */
             free(argv[j]);
         free(argv);
         return MkErrorSet(l->err, MK_ERR_MEMORY, "config %s: out of memory", l->file);
@@ -169,14 +151,17 @@ build(loader *l, int *argc_out, char ***argv_out)
 }
 
 MkErrorE
-mqi_config_load(const char *file, const char *name, int *argc_out, char ***argv_out,
-                MkErrorC *err)
+mqi_config_load(const char *file, const char *name, const mqi_cfgkey *keys, size_t nkeys,
+                int *argc_out, char ***argv_out, MkErrorC *err)
 {
     config_t c;
-    loader l = {.file = file, .err = err};
+    loader l = {.file = file, .keys = keys, .nkeys = nkeys, .err = err};
     MkErrorE rc;
     *argc_out = 0;
     *argv_out = NULL;
+    if (nkeys > MQI_CFG_MAXKEYS)
+        return MkErrorSet(err, MK_ERR_ARGUMENT, "config %s: %zu keys, at most %d", file, nkeys,
+                          MQI_CFG_MAXKEYS);
     config_init(&c);
     rc = mqi_cfg_read(&c, file, MQ_ERR_OPTION, err);
     if (rc == MK_OK)

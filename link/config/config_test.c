@@ -7,9 +7,20 @@
 
 #include "mqlink.h"
 #include "config_load.h"
+#include "link_int.h"
+#include "option.h"
 #include "testlib.h"
 
 static MkErrorC *err;
+
+/* mqi_config_load with the link's own keys (option.h). */
+static MkErrorE
+load(const char *file, const char *name, int *argc, char ***argv)
+{
+    mqi_cfgkey keys[MQI_CFG_MAXKEYS];
+    size_t n = mqi_option_keys(keys, MQI_CFG_MAXKEYS);
+    return mqi_config_load(file, name, keys, n, argc, argv, err);
+}
 
 static const char *
 write_cfg(const char *text)
@@ -38,7 +49,7 @@ expect_options(const char *file, const char *name, const char *want)
 {
     int argc = -1;
     char **argv = NULL;
-    MQT_OK(mqi_config_load(file, name, &argc, &argv, err), MkErrorGetText(err));
+    MQT_OK(load(file, name, &argc, &argv), MkErrorGetText(err));
     MQT_CHECK(argv && argv[argc] == NULL);
     MQT_CHECK_MSG(argv && !strcmp(joined(argc, argv), want), "%s: got '%s', want '%s'",
                   name ? name : "(globals)", argv ? joined(argc, argv) : "", want);
@@ -64,31 +75,34 @@ test_defaults_and_override(void)
     expect_options(file, "myclient", "--buffersize 65536 --timeout 5 --storage "
                                      "/var/lib/app/calls.db --sync full --tcp --port 7777");
     expect_options(file, "quiet", "--buffersize 65536 --timeout 30 --silent --storage "
-                                  "/var/lib/app/calls.db --sync normal --uds --port 7777 "
-                                  "--file /tmp/s");
+                                  "/var/lib/app/calls.db --sync normal --uds --file /tmp/s "
+                                  "--port 7777");
     expect_options(file, "nosuchname",
                    "--buffersize 65536 --timeout 30 --storage /var/lib/app/calls.db --tcp --port 7777");
 }
 
-/* The link's part is to put these before its command line; here only that
- * the file gives plain options, no program name, ready to be put in front. */
+/* The link reads the file before its command line, wherever --config
+ * stands, so the command line overrides the file; the group named like
+ * --name overrides the file's globals.  Runs the link's own option parser. */
 static void
-test_file_options_come_first(void)
+test_command_line_overrides_file(void)
 {
-    const char *file = write_cfg("timeout = 30;\n");
-    const char *cmdline[] = {"prog", "--timeout", "5"};
-    const char *all[8];
-    int argc = 0, n = 0;
-    char **argv = NULL;
-    MQT_OK(mqi_config_load(file, "prog", &argc, &argv, err), MkErrorGetText(err));
-    MQT_CHECK(argc == 2 && !strcmp(argv[0], "--timeout"));
-    all[n++] = cmdline[0];
-    for (int i = 0; i < argc; i++)
-        all[n++] = argv[i];
-    for (int i = 1; i < 3; i++)
-        all[n++] = cmdline[i];
-    MQT_CHECK(n == 5 && !strcmp(all[2], "30") && !strcmp(all[4], "5"));
-    mqi_config_argv_free(argv);
+    const char *file = write_cfg("timeout = 30;\nbuffersize = 1000;\nmax-frame = 4096;\n"
+                                 "prog: { max-frame = 2048; debug = 2; };\n");
+    const char *before[] = {"prog", "--timeout", "5", "--config", file, "--name", "prog",
+                            "--tcp", "--port", "1"};
+    const char *after[] = {"prog", "--config", file, "--debug", "3", "--tcp", "--port", "1"};
+    MqContextC *ctx = MqContextCreate();
+    MQT_OK(mqi_options_parse(ctx, 10, before), MkErrorGetText(ctx->err));
+    MQT_CHECK_MSG(ctx->cfg.timeout_ms == 5000, "timeout %lld ms", (long long)ctx->cfg.timeout_ms);
+    MQT_CHECK(ctx->cfg.buffersize == 1000);
+    MQT_CHECK(ctx->cfg.max_frame == 2048 && ctx->cfg.debug == 2);
+    MqContextDelete(ctx);
+    ctx = MqContextCreate();
+    MQT_OK(mqi_options_parse(ctx, 8, after), MkErrorGetText(ctx->err));
+    MQT_CHECK(ctx->cfg.timeout_ms == 30000 && ctx->cfg.max_frame == 4096);
+    MQT_CHECK_MSG(ctx->cfg.debug == 3, "debug %d", ctx->cfg.debug);
+    MqContextDelete(ctx);
 }
 
 static void
@@ -99,7 +113,7 @@ expect_error(const char *text, const char *name, const char *want)
     int argc = 7;
     char **argv = (char **)1;
     snprintf(full, sizeof full, want, file);
-    MQT_CHECK(mqi_config_load(file, name, &argc, &argv, err) == MK_ERROR);
+    MQT_CHECK(load(file, name, &argc, &argv) == MK_ERROR);
     MQT_CHECK(argc == 0 && argv == NULL);
     MQT_CHECK_MSG(strstr(MkErrorGetText(err), full), "error '%s' lacks '%s'",
                   MkErrorGetText(err), full);
@@ -129,10 +143,10 @@ test_missing_file(void)
 {
     int argc;
     char **argv;
-    MQT_CHECK(mqi_config_load("/nonexistent/app.cfg", NULL, &argc, &argv, err) == MK_ERROR);
+    MQT_CHECK(load("/nonexistent/app.cfg", NULL, &argc, &argv) == MK_ERROR);
     MQT_CHECK(strstr(MkErrorGetText(err), "config file /nonexistent/app.cfg: No such file") !=
               NULL);
-    MQT_CHECK(mqi_config_load("/tmp", NULL, &argc, &argv, err) == MK_ERROR);
+    MQT_CHECK(load("/tmp", NULL, &argc, &argv) == MK_ERROR);
     MQT_CHECK(strstr(MkErrorGetText(err), "config file /tmp: Is a directory") != NULL);
 }
 
@@ -185,7 +199,7 @@ test_typed_getters(void)
 
 static const mqt_case cases[] = {
     {"globals and per-name override", test_defaults_and_override},
-    {"file options come first", test_file_options_come_first},
+    {"the command line overrides the file", test_command_line_overrides_file},
     {"syntax error names file:line", test_syntax_error},
     {"unknown key or wrong type names file:line", test_unknown_key},
     {"missing file is a clear error", test_missing_file},

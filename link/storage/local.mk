@@ -7,7 +7,7 @@ link_storage_libmqstorage_la_SOURCES = \
 	link/storage/storage.c \
 	link/storage/storage_txn.c \
 	link/storage/storage_calls.c
-link_storage_libmqstorage_la_CFLAGS = $(AM_CFLAGS) $(SQLITE3_CFLAGS)
+link_storage_libmqstorage_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS) $(SQLITE3_CFLAGS)
 link_storage_libmqstorage_la_LIBADD = $(SQLITE3_LIBS)
 
 STORAGE_TEST_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests -I$(top_srcdir)/link/storage

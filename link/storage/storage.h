@@ -32,9 +32,9 @@
 
 #include "mqlink.h"
 
-/* Error code of storage failures (the link's operating-system code until
- * mqlink.h has a code of its own for storage). */
-#define MQI_ERR_STORAGE MQ_ERR_SYSTEM
+/* Error code of storage failures: one code per failure class, so an
+ * application tells a failing storage from a failing socket. */
+#define MQI_ERR_STORAGE MQ_ERR_STORAGE
 
 /* Storage handle; see the ownership notes above. */
 typedef struct mqi_storage mqi_storage;

@@ -334,6 +334,23 @@ test_schema_1_upgrade(void)
     close_ok(st);
 }
 
+/* One code per failure class: a storage that fails says MQ_ERR_STORAGE, not
+ * the operating-system code an application would take for a socket error. */
+static void
+test_failure_code(void)
+{
+    const char *file = mqt_temp_path("st-garbage");
+    FILE *f = fopen(file, "w");
+    mqi_storage *st = NULL;
+    MQT_CHECK(f != NULL);
+    for (int i = 0; i < 512; i++)
+        fputs("not a database ", f);
+    fclose(f);
+    MQT_CHECK(mqi_storage_open(file, 0, &st, err) == MK_ERROR);
+    MQT_CHECK_MSG(MkErrorGetCode(err) == MQ_ERR_STORAGE, "code %d for '%s'",
+                  (int)MkErrorGetCode(err), MkErrorGetText(err));
+}
+
 static const mqt_case cases[] = {
     {"put commit foreach done", test_round_trip},
     {"reopen finds pending calls", test_reopen},
@@ -344,6 +361,7 @@ static const mqt_case cases[] = {
     {"group commit of 10000 puts", test_group_commit},
     {"in-memory storage is not durable", test_memory},
     {"schema 1 files open, digests kept, probe and size", test_schema_1_upgrade},
+    {"a storage failure is MQ_ERR_STORAGE", test_failure_code},
     {NULL, NULL},
 };
 

@@ -5,6 +5,7 @@
 #define MQ_TRANSPORT_H
 
 #include "link_int.h"
+#include "option.h"
 
 typedef struct mqi_transport {
     enum mqi_tp tp;
@@ -19,6 +20,9 @@ typedef struct mqi_transport {
     void (*tune)(int fd);
     /* A client's link ends by asking the server to close first (_CLS). */
     int server_closes_first;
+    /* The transport's own options (option.h), terminated by a row with name
+     * NULL; NULL for none. */
+    const mqi_option *options;
 } mqi_transport;
 
 extern const mqi_transport mqi_pipe_transport;
@@ -27,5 +31,7 @@ extern const mqi_transport mqi_tcp_transport;
 
 /* The transport for ctx's configuration, NULL for none. */
 const mqi_transport *mqi_transport_get(enum mqi_tp tp);
+/* Every transport, in registration order, NULL-terminated. */
+const mqi_transport *const *mqi_transports(void);
 
 #endif

@@ -84,8 +84,17 @@ error:
     return start_failed(ctx, e);
 }
 
+/* A program the link starts (pipe, spawn) is told its socket with --socket;
+ * nobody types it, so it is neither in --help nor a config key. */
+static const mqi_option pipe_options[] = {
+    {.name = "socket", .kind = MQI_OPT_INT, .arg = "FD", .help = "serve an inherited socket",
+     .min = 0, .max = 1 << 20, MQI_FIELD(socket_fd), .flags = MQI_OPT_CLI_ONLY | MQI_OPT_HIDDEN},
+    {.name = NULL},
+};
+
 const mqi_transport mqi_pipe_transport = {
     .tp = MQI_TP_PIPE,
     .scheme = "pipe",
     .connect = pipe_connect,
+    .options = pipe_options,
 };

@@ -84,6 +84,16 @@ tcp_listen(MqContextC *ctx, int *fd)
     return MK_OK;
 }
 
+static const mqi_option tcp_options[] = {
+    {.name = "tcp", .kind = MQI_OPT_FLAG, .help = "TCP transport (needs --port)", MQI_FIELD(tp),
+     .val = MQI_TP_TCP},
+    {.name = "host", .kind = MQI_OPT_STR, .arg = "H",
+     .help = "tcp: host (servers listen on 127.0.0.1 by default)", MQI_FIELD(host)},
+    {.name = "port", .kind = MQI_OPT_NUMSTR, .arg = "P", .help = "tcp: port", .min = 0,
+     .max = 65535, MQI_FIELD(port)},
+    {.name = NULL},
+};
+
 const mqi_transport mqi_tcp_transport = {
     .tp = MQI_TP_TCP,
     .scheme = "tcp",
@@ -91,4 +101,5 @@ const mqi_transport mqi_tcp_transport = {
     .listen = tcp_listen,
     .tune = tcp_tune,
     .server_closes_first = 1,
+    .options = tcp_options,
 };

@@ -147,10 +147,19 @@ uds_unlisten(MqContextC *ctx)
         unlink(ctx->cfg.file);
 }
 
+static const mqi_option uds_options[] = {
+    {.name = "uds", .kind = MQI_OPT_FLAG, .help = "Unix socket transport (needs --file)",
+     MQI_FIELD(tp), .val = MQI_TP_UDS},
+    {.name = "file", .kind = MQI_OPT_STR, .arg = "PATH", .help = "uds: the socket file",
+     MQI_FIELD(file)},
+    {.name = NULL},
+};
+
 const mqi_transport mqi_uds_transport = {
     .tp = MQI_TP_UDS,
     .scheme = "uds",
     .connect = uds_connect,
     .listen = uds_listen,
     .unlisten = uds_unlisten,
+    .options = uds_options,
 };

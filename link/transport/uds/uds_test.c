@@ -24,7 +24,7 @@ start_server(const char *log)
 {
     char cmd[2048];
     snprintf(cmd, sizeof cmd, "exec %s --uds --file %s --fork 2>%s",
-             mqt_build_path("link/testserver"), sock, log);
+             mqt_build_path("tests/testserver"), sock, log);
     const char *argv[] = {"/bin/sh", "-c", cmd, NULL};
     return mqt_launch(argv, 60);
 }

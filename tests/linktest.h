@@ -43,6 +43,10 @@ long lt_rss_kb(pid_t pid);
 long lt_cpu_ms(pid_t pid);
 /* True when the file (a server's log) contains what. */
 int lt_file_mentions(const char *path, const char *what);
+/* The same for the part of the file from byte offset on (what one case added). */
+int lt_file_mentions_from(const char *path, long offset, const char *what);
+/* The size of the file at path (0 when there is none). */
+long lt_file_size(const char *path);
 /* When the running case failed, show the file (a server's log) as TAP comments. */
 void lt_dump_on_failure(const char *path);
 

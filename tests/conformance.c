@@ -1,6 +1,8 @@
-/* conformance_test.c — one conformance suite, run against every transport
- * and start mode: every call mode, every type, errors, children, timeouts
- * and separate server instances per connection. */
+/* conformance.c — one conformance suite for every transport and start mode:
+ * every call mode, every type, errors, children, timeouts and separate
+ * server instances per connection.  Each row runs in the test beside the code
+ * it checks (see conformance.h): the pipe rows in link/transport/pipe/, the
+ * rows of the socket transports per start mode in link/start/. */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -9,6 +11,7 @@
 
 #include "config.h"
 
+#include "conformance.h"
 #include "linktest.h"
 
 #define ERR(ctx) MqErrorGetText(ctx)
@@ -365,7 +368,7 @@ MODE_CASES(tcp_fork)
 MODE_CASES(tcp_thread)
 MODE_CASES(tcp_spawn)
 
-static const mqt_case cases[] = {
+static const mqt_case rows[] = {
     MODE_LIST(pipe), {"pipe separate instances", pipe_instances},
     MODE_LIST(uds_fork), {"uds_fork separate instances", uds_fork_instances},
 #ifdef MQ_HAVE_THREADS
@@ -380,8 +383,28 @@ static const mqt_case cases[] = {
     {NULL, NULL},
 };
 
-int
-main(int argc, char **argv)
+/* Whether row name belongs to one of modes: its first word is the mode. */
+static int
+row_of(const char *name, const char *const *modes)
 {
+    for (; *modes; modes++) {
+        size_t n = strlen(*modes);
+        if (!strncmp(name, *modes, n) && name[n] == ' ')
+            return 1;
+    }
+    return 0;
+}
+
+int
+lt_conformance_main(int argc, char **argv, const char *const *modes, const mqt_case *own)
+{
+    static mqt_case cases[sizeof rows / sizeof *rows + 64];
+    size_t n = 0;
+    for (; own && own->name && n + 1 < sizeof cases / sizeof *cases; own++)
+        cases[n++] = *own;
+    for (const mqt_case *r = rows; r->name && n + 1 < sizeof cases / sizeof *cases; r++)
+        if (row_of(r->name, modes))
+            cases[n++] = *r;
+    cases[n] = (mqt_case){NULL, NULL};
     return mqt_main(argc, argv, cases);
 }

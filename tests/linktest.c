@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -75,7 +76,7 @@ MqContextC *
 lt_connect(const lt_mode *m)
 {
     static char srv[1024];
-    snprintf(srv, sizeof srv, "%s", mqt_build_path("link/testserver"));
+    snprintf(srv, sizeof srv, "%s", mqt_build_path("tests/testserver"));
     server = 0;
     if (!m->tp) {
         nargs = 0;
@@ -181,13 +182,26 @@ lt_cpu_ms(pid_t pid)
 int
 lt_file_mentions(const char *path, const char *what)
 {
+    return lt_file_mentions_from(path, 0, what);
+}
+
+int
+lt_file_mentions_from(const char *path, long offset, const char *what)
+{
     static char buf[1 << 20];
     FILE *f = fopen(path, "r");
-    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    size_t n = f && fseek(f, offset, SEEK_SET) == 0 ? fread(buf, 1, sizeof buf - 1, f) : 0;
     if (f)
         fclose(f);
     buf[n] = 0;
     return strstr(buf, what) != NULL;
+}
+
+long
+lt_file_size(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? (long)st.st_size : 0;
 }
 
 void
