@@ -23,7 +23,7 @@ skip() { n=$((n + 1)); echo "ok $n - # SKIP $1"; }
 
 [ -n "$want" ] || { echo "1..0 # SKIP no PACKAGE_VERSION in config.h"; exit 0; }
 check "perfserver --version" "perfserver (mqlink $want)" "$b/perfserver/perfserver" --version
-check "a C server's --version names argv[0]" "testserver (mqlink $want)" "$b/link/testserver" --version
+check "a C server's --version names argv[0]" "testserver (mqlink $want)" "$b/tests/testserver" --version
 check "--version among other options" "perfserver (mqlink $want)" \
     "$b/perfserver/perfserver" --uds --file /nonexistent/x --version
 
