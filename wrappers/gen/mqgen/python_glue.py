@@ -1,7 +1,7 @@
 """The CPython module's glue, gen/glue.c: one C function per CallPlan, the
 method tables, and the types of the plain classes (python_plain.py)."""
 from .python_plain import plain_type
-from .text import arg_text, banner, c_decl, col
+from .text import arg_text, banner, c_locals, col
 
 LANG = "python"
 
@@ -29,14 +29,6 @@ def raise_expr(plan):
 def value(t, expr, size=None):
     """A new reference to the Python value of a C value."""
     return col(t, LANG).build.format(v=expr, size=size)
-
-
-def out_local(a):
-    if a.ctype.endswith("*"):
-        return "%s = NULL;" % c_decl(a.ctype, a.var)
-    if a.role == "size":
-        return "%s = 0;" % c_decl(a.ctype, a.var)
-    return "%s;" % c_decl(a.ctype, a.var)
 
 
 class FuncGlue:
@@ -72,16 +64,7 @@ class FuncGlue:
         p, lines = self.plan, []
         if p.on_object:
             lines.append("%s *obj = self->obj;" % p.cls.c)
-        for i in p.inputs:
-            decls = col(i.param.type, LANG).local
-            init = " = %s" % i.param.default if i.optional else ""
-            lines.append(decls[0].format(n=i.param.name) + init + ";")
-            lines += [d.format(n=i.param.name) + ";" for d in decls[1:]]
-        lines += [out_local(a) for a in p.c_args if a.out]
-        if p.c_ret == "status":
-            lines.append("MkErrorE rc;")
-        elif p.c_ret == "value":
-            lines.append(c_decl(p.c_ret_type, "r") + ";")
+        lines += c_locals(p, LANG)
         for line in lines:
             self.w("    " + line)
         return bool(lines)

@@ -10,7 +10,7 @@ registration the C call did not take before it raises.  A blocking call
 keeps the GVL (the library releases it around each system call that
 sleeps: callback.c) and raises the interrupt that ended its wait early, if
 any (mqrb_check_ints), before its own error."""
-from .text import arg_text, banner, c_decl, c_string, col
+from .text import arg_text, banner, c_locals, c_string, col
 
 LANG = "ruby"
 
@@ -39,14 +39,6 @@ def error_value(plan):
 
 def raise_stmt(plan):
     return "mqrb_raise_ctx(obj);" if plan.error == "context" else "mqrb_raise_kernel();"
-
-
-def out_local(a):
-    if a.ctype.endswith("*"):
-        return "%s = NULL;" % c_decl(a.ctype, a.var)
-    if a.role == "size":
-        return "%s = 0;" % c_decl(a.ctype, a.var)
-    return "%s;" % c_decl(a.ctype, a.var)
 
 
 class FuncGlue:
@@ -81,19 +73,8 @@ class FuncGlue:
             self.w("    " + getter(p))
         if self.var:
             self.w("    VALUE a[%d];" % len(p.inputs))
-        for i in p.inputs:
-            decls = col(i.param.type, LANG).local
-            init = " = %s" % i.param.default if i.optional else ""
-            self.w("    " + decls[0].format(n=i.param.name) + init + ";")
-            for d in decls[1:]:
-                self.w("    " + d.format(n=i.param.name) + ";")
-        for a in p.c_args:
-            if a.out:
-                self.w("    " + out_local(a))
-        if p.c_ret == "status":
-            self.w("    MkErrorE rc;")
-        elif p.c_ret == "value":
-            self.w("    " + c_decl(p.c_ret_type, "r") + ";")
+        for line in c_locals(p, LANG):
+            self.w("    " + line)
         if self.var:
             nreq = len([i for i in p.inputs if not i.optional])
             cb = p.callbacks[0].index if p.callbacks else -1

@@ -8,7 +8,7 @@ for contexts, through the context's own `my`, which looks the name up in the
 class's static table (wrappers/tcl/runtime.h).  Numbers are read with the
 Tcl_Obj readers and range-checked (the type table's tcl column); scalar
 results are set in place (IN_PLACE), others with Tcl_SetObjResult; errors are Tcl errors with -errorcode {MK code}."""
-from .text import arg_text, banner, c_decl, c_string, col
+from .text import arg_text, banner, c_locals, c_string, col
 
 LANG = "tcl"
 
@@ -37,14 +37,6 @@ def set_result(t, expr, size=None):
     if maker in IN_PLACE:
         return "%s(interp, %s;" % (IN_PLACE[maker], arg)
     return "Tcl_SetObjResult(interp, %s);" % built
-
-
-def out_local(a):
-    if a.ctype.endswith("*"):
-        return "%s = NULL;" % c_decl(a.ctype, a.var)
-    if a.role == "size":
-        return "%s = 0;" % c_decl(a.ctype, a.var)
-    return "%s;" % c_decl(a.ctype, a.var)
 
 
 def usage(plan):
@@ -92,16 +84,7 @@ class FuncGlue:
         p, lines = self.plan, []
         if p.on_object:
             lines.append("%s *obj = self->c;" % p.cls.c)
-        for i in p.inputs:
-            decls = col(i.param.type, LANG).local
-            init = " = %s" % i.param.default if i.optional else ""
-            lines.append(decls[0].format(n=i.param.name) + init + ";")
-            lines += [d.format(n=i.param.name) + ";" for d in decls[1:]]
-        lines += [out_local(a) for a in p.c_args if a.out]
-        if p.c_ret == "status":
-            lines.append("MkErrorE rc;")
-        elif p.c_ret == "value":
-            lines.append(c_decl(p.c_ret_type, "r") + ";")
+        lines += c_locals(p, LANG)
         for line in lines:
             self.w("    " + line)
         return bool(lines)
