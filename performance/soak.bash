@@ -65,7 +65,7 @@ if ! "$SERVER" --help 2>&1 | grep -q -- --tls-cert; then
     tls_why="the link has no --tls-cert (built without TLS)"
 elif [ ! -f "$TOP/tests/tls_certs.sh" ]; then
     tls_why="no tests/tls_certs.sh to make certificates"
-elif ! sh "$TOP/tests/tls_certs.sh" "$OUT/certs" >"$OUT/certs.log" 2>&1; then
+elif ! bash "$TOP/tests/tls_certs.sh" "$OUT/certs" >"$OUT/certs.log" 2>&1; then
     tls_why="tests/tls_certs.sh failed (see $OUT/certs.log)"
 fi
 c=$OUT/certs

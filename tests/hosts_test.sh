@@ -47,7 +47,7 @@ if ! "$testserver" --help 2>&1 | grep -q -- --tls-cert; then
     tls_why="the link has no --tls-cert (built without TLS)"
 elif [ ! -f "$top_srcdir/tests/tls_certs.sh" ]; then
     tls_why="no tests/tls_certs.sh to make certificates"
-elif ! sh "$top_srcdir/tests/tls_certs.sh" "$tmp/certs" IP:$IPA >"$tmp/err" 2>&1; then
+elif ! bash "$top_srcdir/tests/tls_certs.sh" "$tmp/certs" IP:$IPA >"$tmp/err" 2>&1; then
     tls_why="tests/tls_certs.sh failed: $(head -1 "$tmp/err")"
 else
     tls=1 c=$tmp/certs

@@ -92,6 +92,41 @@ relink(MqContextC *c, int argc, const char **argv, double sec)
     return 0;
 }
 
+/* Up to the kill: a quarter answered, a quarter stored and sent behind SLEP,
+ * MARK made, then events served until the kill shows as the link's error.
+ * 1 when exactly that quarter is stored unanswered then. */
+static int
+until_the_kill(MqContextC *c, long q, const char *mark)
+{
+    if (!send_range(c, 1, q))
+        return 0;
+    if (drain(c, 30) != 0) {
+        fprintf(stderr, "persist_stream: the first %ld calls not answered in 30 s\n", q);
+        return 0;
+    }
+    MqSendSTART(c);
+    MqSendI32(c, 600000);
+    if (MqSendEND_AND_CALLBACK(c, "SLEP", ignore, NULL, NULL, 600000) || !send_range(c, q + 1, 2 * q))
+        return 0;
+    MqProcessEvent(c, MQ_WAIT_ONCE, 10); /* flush */
+    FILE *f = fopen(mark, "w");
+    if (!f || fclose(f) != 0) {
+        perror(mark);
+        return 0;
+    }
+    for (double end = now() + 30; now() < end;)
+        if (MqProcessEvent(c, MQ_WAIT_ONCE, 100) == MK_ERROR)
+            break;
+    MK_I64 pending = -1;
+    MqStoragePendingCount(c, &pending);
+    printf("answered before the kill: %ld, stored and unanswered at the kill: %lld\n", answers,
+           (long long)pending);
+    if (pending != q)
+        fprintf(stderr, "persist_stream: %lld calls stored at the kill, not %ld\n",
+                (long long)pending, q);
+    return pending == q;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -113,43 +148,17 @@ main(int argc, char **argv)
         return 1;
     }
     long q = n / 4;
-    if (!send_range(c, 1, q))
+    if (!until_the_kill(c, q, mark))
         return 1;
-    if (drain(c, 30) != 0) {
-        fprintf(stderr, "persist_stream: the first %ld calls not answered in 30 s\n", q);
-        return 1;
-    }
-    MqSendSTART(c);
-    MqSendI32(c, 600000);
-    if (MqSendEND_AND_CALLBACK(c, "SLEP", ignore, NULL, NULL, 600000) || !send_range(c, q + 1, 2 * q))
-        return 1;
-    MqProcessEvent(c, MQ_WAIT_ONCE, 10); /* flush */
-    FILE *f = fopen(mark, "w");
-    if (!f)
-        return 1;
-    fclose(f);
-    /* until the kill shows as the link's error */
-    for (double end = now() + 30; now() < end;)
-        if (MqProcessEvent(c, MQ_WAIT_ONCE, 100) == MK_ERROR)
-            break;
-    MK_I64 pending = -1;
-    MqStoragePendingCount(c, &pending);
-    printf("answered before the kill: %ld, stored and unanswered at the kill: %lld\n", answers,
-           (long long)pending);
     MqLinkDelete(c);
     MqErrorReset(c);
-    if (pending != q) {
-        fprintf(stderr, "persist_stream: %lld calls stored at the kill, not %ld\n",
-                (long long)pending, q);
-        return 1;
-    }
     if (!relink(c, largc, largv, 30) || !send_range(c, 2 * q + 1, n))
         return 1;
     MK_I64 left = drain(c, 60);
+    int sum_ok = checksum == (MK_I64)n * (n + 1) / 2;
     printf("answers %ld of %ld, answered twice %ld, still stored %lld, checksum %s\n", answers, n,
-           twice, (long long)left, checksum == (MK_I64)n * (n + 1) / 2 ? "ok" : "wrong");
-    int ok = answers == n && twice == 0 && left == 0 && checksum == (MK_I64)n * (n + 1) / 2;
+           twice, (long long)left, sum_ok ? "ok" : "wrong");
     MqContextDelete(c);
     free(seen);
-    return ok ? 0 : 1;
+    return answers == n && twice == 0 && left == 0 && sum_ok ? 0 : 1;
 }
