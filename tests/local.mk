@@ -35,3 +35,10 @@ TESTS += tests/usage_test.sh
 # the README's C example, taken from README.md: no warning, and it serves
 dist_check_SCRIPTS += tests/readme_test.sh
 TESTS += tests/readme_test.sh
+
+# two hosts: a server in one network namespace, clients in another, joined
+# by a veth pair (run as root; skipped with the reason otherwise)
+check_PROGRAMS += tests/persist_stream
+tests_persist_stream_LDADD = link/libmqlink.la kernel/libmkkernel.la
+dist_check_SCRIPTS += tests/hosts_test.sh
+TESTS += tests/hosts_test.sh
