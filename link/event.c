@@ -32,12 +32,11 @@ static void
 run_callback(mqi_conn *c, mqi_pending *p, MkBufferStreamC *body)
 {
     MqContextC *to = p->ctx;
-    MkBufferStreamC *saved = to->rd, *saved_ret = to->ret;
-    to->rd = body;
+    mqi_reading was = mqi_read_begin(to, body);
     c->depth++;
     p->cb.fn(to, p->cb.data);
     c->depth--;
-    to->rd = saved == saved_ret ? to->ret : saved; /* a nested wait swapped ret */
+    mqi_read_end(to, was);
     if (p->cb.free)
         p->cb.free(p->cb.data);
     mqi_pend_release(c, p);
@@ -119,11 +118,8 @@ dispatch_answer(mqi_conn *c, const mqi_hdr *h, MkBufferStreamC *body)
         MkBufferStreamReset(body);
     }
     if (!p->cb.fn) {
-        if (!p->failed) {
-            /* swap: the answer is not copied; body is this depth's stream */
-            c->rstack[c->depth] = to->ret;
-            to->ret = body;
-        }
+        if (!p->failed)
+            mqi_answer_hand_over(c, to, body);
         return;
     }
     run_callback(c, p, body);

@@ -297,8 +297,8 @@ struct MqContextC {
     MkErrorC err_store;  /* what err points at: no allocation per context */
     MkErrorC *async_err;      /* error of a one-way call, for the next loop turn */
     MkBufferStreamC send;     /* message being built */
-    MkBufferStreamC *ret;     /* answer of the last SendEND_AND_WAIT (swapped in) */
-    MkBufferStreamC *rd;      /* message being read */
+    MkBufferStreamC *ret;     /* answer of the last SendEND_AND_WAIT (handed over) */
+    MkBufferStreamC *rd;      /* message being read (see the answer's handover) */
     mqi_service *svc;
     int nsvc;
     int capsvc;
@@ -322,6 +322,47 @@ struct MqContextC {
     dev_t uds_dev;            /* listener: the socket file it made (uds.c) */
     ino_t uds_ino;
 };
+
+/* ------------------------------------------------ the answer's handover
+ *
+ * ctx->rd is the stream ctx reads: the body of the call it serves or of the
+ * answer its callback runs with, both the connection's (one receive stream
+ * per dispatch depth, c->rstack), or ctx->ret, the answer of ctx's last
+ * SendEND_AND_WAIT, which is ctx's own.  A waiter's answer is handed over,
+ * not copied: the stream it arrived in becomes ctx->ret, and the old ret
+ * takes its place in c->rstack, where the next frame of that depth lands.
+ *
+ * Invariant: ctx never reads a stream the connection may write into.  So a
+ * nested run (a service, a callback) that ends restores what ctx read
+ * before it, except that a reader of ctx->ret reads the new ctx->ret: a
+ * wait inside the run may have handed its old stream to the connection. */
+typedef struct mqi_reading {
+    MkBufferStreamC *rd, *ret;
+} mqi_reading;
+
+/* A waiter's answer body (received at the connection's current depth)
+ * becomes to->ret. */
+static inline void
+mqi_answer_hand_over(struct mqi_conn *c, MqContextC *to, MkBufferStreamC *body)
+{
+    c->rstack[c->depth] = to->ret;
+    to->ret = body;
+}
+
+/* ctx reads body until mqi_read_end with what this returns. */
+static inline mqi_reading
+mqi_read_begin(MqContextC *ctx, MkBufferStreamC *body)
+{
+    mqi_reading was = {ctx->rd, ctx->ret};
+    ctx->rd = body;
+    return was;
+}
+
+static inline void
+mqi_read_end(MqContextC *ctx, mqi_reading was)
+{
+    ctx->rd = was.rd == was.ret ? ctx->ret : was.rd;
+}
 
 /* Log through the context's name and --debug / --silent settings. */
 void mqi_log(MqContextC *ctx, int level, const char *fmt, ...)

@@ -122,7 +122,7 @@ mqi_wait_answer(MqContextC *ctx, mqi_pending *w, const char *what, const char *t
     }
     if (w->failed)
         return MK_ERROR;
-    ctx->rd = ctx->ret;
+    ctx->rd = ctx->ret; /* its answer, handed over (link_int.h) */
     return MK_OK;
 }
 

@@ -90,14 +90,13 @@ void
 mqi_serve_call(MqContextC *ctx, const mqi_hdr *h, MkBufferStreamC *body)
 {
     mqi_call saved_call = ctx->call;
-    MkBufferStreamC *saved_rd = ctx->rd, *saved_ret = ctx->ret;
     mqi_service *s = find(ctx, token_word(h->token));
     MkErrorE rc;
 
     ctx->call = (mqi_call){.kind = h->kind, .trans = h->trans,
                            .persist = (h->flags & MQI_F_PERSIST) != 0};
     memcpy(ctx->call.token, h->token, 5);
-    ctx->rd = body;
+    mqi_reading was = mqi_read_begin(ctx, body);
     if (s)
         rc = s->cb.fn(ctx, s->cb.data);
     else
@@ -118,7 +117,7 @@ mqi_serve_call(MqContextC *ctx, const mqi_hdr *h, MkBufferStreamC *body)
     if (rc == MK_ERROR)
         MkErrorReset(ctx->err);
     ctx->call = saved_call;
-    ctx->rd = saved_rd == saved_ret ? ctx->ret : saved_rd; /* a nested wait swapped ret */
+    mqi_read_end(ctx, was);
 }
 
 /* _CHC: create the server instance for a new client child.  The id is the
