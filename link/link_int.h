@@ -246,8 +246,12 @@ void mqi_conn_free(mqi_conn *c);
 void mqi_conn_fail(mqi_conn *c, MK_I32 code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Write everything buffered; reads incoming bytes meanwhile so both peers
- * can never block each other.  Fails after the connection's timeout. */
+ * can never block each other.  When the peer reads nothing for the
+ * connection's timeout, the link is closed (MQ_ERR_TIMEOUT): a frame may be
+ * half written, so the stream cannot go on. */
 MkErrorE mqi_conn_flush(mqi_conn *c);
+/* The same with its own timeout (negative: none). */
+MkErrorE mqi_conn_flush_within(mqi_conn *c, MK_I64 timeout_ms);
 /* Read what the socket has; MK_CONTINUE when nothing was there. */
 MkErrorE mqi_conn_fill(mqi_conn *c);
 /* Read, blocking until data, end of file or rcvtimeo_ms (MK_CONTINUE). */
@@ -260,6 +264,9 @@ MkErrorE mqi_conn_send_preamble(mqi_conn *c);
 MkErrorE mqi_conn_recv_preamble(mqi_conn *c, MK_I64 timeout_ms);
 /* Append one frame; flushes when the buffer passes its threshold. */
 MkErrorE mqi_conn_write_frame(mqi_conn *c, mqi_hdr *h, const MkBufferStreamC *body);
+/* The same, a flush it needs waiting timeout_ms at most (mqi_conn_flush_within). */
+MkErrorE mqi_conn_write_within(mqi_conn *c, mqi_hdr *h, const MkBufferStreamC *body,
+                               MK_I64 timeout_ms);
 /* The same with an encoded body; h->items and h->len must be set. */
 MkErrorE mqi_conn_write_raw(mqi_conn *c, const mqi_hdr *h, const void *body);
 /* Register ctx under a child id: id 0 for the parent; for a client child
