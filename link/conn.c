@@ -66,7 +66,7 @@ total_sub(size_t n)
 #endif
 }
 
-/* Log a limit acting on this link, through its parent context. */
+/* Log a limit acting on this link, through the hook of the layer above. */
 static void
 note(mqi_conn *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void
@@ -74,12 +74,12 @@ note(mqi_conn *c, const char *fmt, ...)
 {
     char text[512];
     va_list ap;
-    if (!c->parent)
+    if (!c->note)
         return;
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    mqi_log(c->parent, MK_LOG_WARN, "%s", text);
+    c->note(c, text);
 }
 
 mqi_conn *
@@ -405,7 +405,7 @@ mqi_conn_flush_within(mqi_conn *c, MK_I64 timeout_ms)
     }
     /* Nothing stored leaves before it is committed: one commit for all the
      * persistent calls and answers in this buffer (group commit). */
-    if (mqi_persist_commit(c) != MK_OK)
+    if (c->before_flush && c->before_flush(c) != MK_OK)
         return MK_ERROR;
     MK_I64 deadline = -2; /* taken when a write first has to wait */
     while (b->off < b->len) {

@@ -104,10 +104,11 @@ dispatch_answer(mqi_conn *c, const mqi_hdr *h, MkBufferStreamC *body)
         }
         return;
     }
-    int persist = (h->flags & MQI_F_PERSIST) != 0;
-    if (persist && mqi_persist_answered(c, h, body) == MK_CONTINUE)
-        return; /* refused for now: stored, sent again, still awaited */
-    mqi_pending *p = mqi_pend_take(&c->pend, persist ? h->trans | MQI_PERSIST_KEY : h->trans);
+    uint64_t key = h->trans;
+    const mqi_hooks *layer = h->flags ? mqi_hooks_for(h->flags) : NULL;
+    if (layer && layer->answer(c, h, body, &key) == MK_CONTINUE)
+        return; /* not an answer yet (a refused persistent call, sent again) */
+    mqi_pending *p = mqi_pend_take(&c->pend, key);
     if (!p)
         return; /* the caller gave up (timeout): a late answer is dropped */
     p->done = 1;
@@ -145,9 +146,10 @@ dispatch(mqi_conn *c, const mqi_hdr *h, MkBufferStreamC *body)
         }
         return;
     }
+    const mqi_hooks *layer = h->flags ? mqi_hooks_for(h->flags) : NULL;
     c->depth++;
-    if (h->flags & MQI_F_PERSIST)
-        mqi_persist_serve(ctx, h, body);
+    if (layer)
+        layer->call(ctx, h, body);
     else
         mqi_serve_call(ctx, h, body);
     c->depth--;
