@@ -3,7 +3,8 @@
 A file "calls" another when its object references a function the other's
 object defines.  The byte layer (conn.c) calls nothing above it; the core
 calls no persistence file (it reaches storage through the hooks a layer
-registers, link_int.h mqi_hooks)."""
+registers, link_int.h mqi_hooks); the start modes call nothing in link.c or
+listen.c (they get what they need through their table, start/start.h)."""
 import os
 import subprocess
 import sys
@@ -15,6 +16,7 @@ PREFIX = "libmqlink_objs_la-"
 BELOW_CONN = {"frame", "pending", "idmap", "block"}
 CORE = {"conn", "context", "event", "link", "listen", "read", "send", "service"}
 PERSIST = {"persist", "persist_recv", "persist_resume"}
+START = {"fork", "thread", "spawn"}
 
 
 def objects():
@@ -71,6 +73,10 @@ case("conn.c calls nothing above it (no persistence, no context)", up)
 for f in sorted(CORE):
     into = {p: s for p, s in calls(f).items() if p in PERSIST}
     case("%s.c calls no persistence file" % f, into)
+
+for f in sorted(START):
+    into = {p: s for p, s in calls(f).items() if p in ("link", "listen")}
+    case("start/%s.c calls nothing in link.c or listen.c" % f, into)
 
 print("1..%d" % len(cases))
 for i, (title, bad) in enumerate(cases, 1):

@@ -89,7 +89,6 @@ mqi_token_valid(const char *token)
 /* ------------------------------------------------------------ configuration */
 
 enum mqi_tp { MQI_TP_NONE = 0, MQI_TP_PIPE, MQI_TP_UDS, MQI_TP_TCP };
-enum mqi_start { MQI_START_NONE = 0, MQI_START_FORK, MQI_START_THREAD, MQI_START_SPAWN };
 
 typedef struct mqi_config {
     char *name;
@@ -101,7 +100,7 @@ typedef struct mqi_config {
     int debug;
     int silent;
     enum mqi_tp tp;
-    enum mqi_start start;
+    int start;           /* the start mode's id (start/start.h), 0: none */
     char *file;          /* uds path */
     char *host;          /* tcp host */
     char *port;          /* tcp port */

@@ -31,6 +31,7 @@ link_libmqlink_objs_la_SOURCES = \
 	link/transport/pipe/pipe.c \
 	link/transport/uds/uds.c \
 	link/transport/tcp/tcp.c \
+	link/start/start.c \
 	link/start/fork.c \
 	link/start/thread.c \
 	link/start/spawn.c
