@@ -430,9 +430,6 @@ void mqi_serve_call(MqContextC *ctx, const mqi_hdr *h, MkBufferStreamC *body);
 MkErrorE mqi_send_error(MqContextC *ctx, uint64_t trans, MK_I32 code, const char *text);
 /* Link-internal calls (child create / delete) arriving at a server. */
 void mqi_serve_internal(mqi_conn *c, const mqi_hdr *h, MkBufferStreamC *body);
-/* Write the answer frame (kind MQI_RETURN or MQI_ERROR) of the call being
- * served on ctx; a call that came with a layer's flag, through its hook. */
-MkErrorE mqi_answer_write(MqContextC *ctx, uint8_t kind, const MkBufferStreamC *body);
 /* Wait for the answer of a call sent with transaction key w->trans. */
 MkErrorE mqi_wait_answer(MqContextC *ctx, mqi_pending *w, const char *what, const char *token,
                          MK_I64 timeout_ms);
@@ -520,6 +517,19 @@ mqi_hooks_context_delete(MqContextC *ctx)
     for (const mqi_hooks *const *l = mqi_hooks_registered; *l; l++)
         if ((*l)->context_delete)
             (*l)->context_delete(ctx);
+}
+
+/* Write the answer frame (kind MQI_RETURN or MQI_ERROR) of the call being
+ * served on ctx; a call that came with a layer's flag, through its hook. */
+static inline MkErrorE
+mqi_answer_write(MqContextC *ctx, uint8_t kind, const MkBufferStreamC *body)
+{
+    mqi_hdr r = {.kind = kind, .child = ctx->child_id, .trans = ctx->call.trans};
+    const mqi_hooks *layer = ctx->call.flags ? mqi_hooks_for(ctx->call.flags) : NULL;
+    memcpy(r.token, ctx->call.token, 5);
+    if (layer)
+        return layer->answer_write(ctx, &r, body);
+    return mqi_conn_write_frame(ctx->conn, &r, body);
 }
 
 /* ------------------------------------------------------------- servers */

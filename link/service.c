@@ -84,17 +84,6 @@ mqi_send_error(MqContextC *ctx, uint64_t trans, MK_I32 code, const char *text)
     return mqi_conn_write_frame(ctx->conn, &h, body);
 }
 
-MkErrorE
-mqi_answer_write(MqContextC *ctx, uint8_t kind, const MkBufferStreamC *body)
-{
-    mqi_hdr r = {.kind = kind, .child = ctx->child_id, .trans = ctx->call.trans};
-    const mqi_hooks *layer = ctx->call.flags ? mqi_hooks_for(ctx->call.flags) : NULL;
-    memcpy(r.token, ctx->call.token, 5);
-    if (layer)
-        return layer->answer_write(ctx, &r, body);
-    return mqi_conn_write_frame(ctx->conn, &r, body);
-}
-
 /* Run the service and make sure the caller gets exactly one answer: the
  * service's return, its error, or an empty return it forgot to send. */
 void
