@@ -390,12 +390,6 @@ mqi_conn_nap(MK_I64 until)
 }
 
 MkErrorE
-mqi_conn_flush(mqi_conn *c)
-{
-    return mqi_conn_flush_within(c, c->timeout_ms);
-}
-
-MkErrorE
 mqi_conn_flush_within(mqi_conn *c, MK_I64 timeout_ms)
 {
     mqi_bytes *b = &c->wbuf;
@@ -529,7 +523,9 @@ mqi_conn_write_raw(mqi_conn *c, const mqi_hdr *h, const void *body)
 MkErrorE
 mqi_conn_write_frame(mqi_conn *c, mqi_hdr *h, const MkBufferStreamC *body)
 {
-    return mqi_conn_write_within(c, h, body, c->timeout_ms);
+    h->items = body ? (uint32_t)body->count : 0;
+    h->len = body ? (uint32_t)body->len : 0;
+    return mqi_conn_write_raw(c, h, body ? body->data : NULL);
 }
 
 MkErrorE

@@ -252,12 +252,16 @@ void mqi_conn_free(mqi_conn *c);
 void mqi_conn_fail(mqi_conn *c, MK_I32 code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Write everything buffered; reads incoming bytes meanwhile so both peers
- * can never block each other.  When the peer reads nothing for the
- * connection's timeout, the link is closed (MQ_ERR_TIMEOUT): a frame may be
+ * can never block each other.  When the peer reads nothing for timeout_ms
+ * (negative: no bound), the link is closed (MQ_ERR_TIMEOUT): a frame may be
  * half written, so the stream cannot go on. */
-MkErrorE mqi_conn_flush(mqi_conn *c);
-/* The same with its own timeout (negative: none). */
 MkErrorE mqi_conn_flush_within(mqi_conn *c, MK_I64 timeout_ms);
+/* The same with the connection's timeout (negative: none). */
+static inline MkErrorE
+mqi_conn_flush(mqi_conn *c)
+{
+    return mqi_conn_flush_within(c, c->timeout_ms);
+}
 /* Read what the socket has; MK_CONTINUE when nothing was there. */
 MkErrorE mqi_conn_fill(mqi_conn *c);
 /* Read, blocking until data, end of file or rcvtimeo_ms (MK_CONTINUE). */

@@ -48,44 +48,51 @@ MqSendL_END(MqContextC *ctx)
     return MkBufferStreamWriteL_END(&ctx->send);
 }
 
-/* Put the message on the wire as a frame of the given kind; a flush it
- * needs waits timeout_ms at most (MQ_TIMEOUT_DEFAULT: the context's). */
-static MkErrorE
-end(MqContextC *ctx, const char *what, const char *token, uint8_t kind, uint64_t trans,
-    MK_I64 timeout_ms)
+/* Whether the message built on ctx may go out as what, to token; when not,
+ * it is dropped and ctx has the error.  Inlined: it is on every call's path. */
+static inline __attribute__((always_inline)) MkErrorE
+sendable(MqContextC *ctx, const char *what, const char *token)
 {
-    mqi_conn *c = ctx->conn;
     if (!mqi_token_valid(token)) {
         MkBufferStreamReset(&ctx->send);
         return MkErrorSet(ctx->err, MK_ERR_ARGUMENT,
                           "%s: token '%s' is not exactly 4 printable characters", what,
                           token ? token : "(null)");
     }
-    if (mqi_check_linked(ctx, what) != MK_OK)
-        goto fail;
+    if (!(ctx->conn && ctx->conn->up) && mqi_check_linked(ctx, what) != MK_OK)
+        goto fail; /* the test in line: a call less on every message */
     if (ctx->send.wdepth) {
         MkErrorSet(ctx->err, MK_ERR_NESTING, "%s: %d list(s) still open", what, ctx->send.wdepth);
         goto fail;
     }
-    if (ctx->send.len > c->max_frame) {
+    if (ctx->send.len > ctx->conn->max_frame) {
         MkErrorSet(ctx->err, MK_ERR_MEMORY, "%s: message of %zu bytes exceeds the maximum of %u",
-                   what, ctx->send.len, c->max_frame);
+                   what, ctx->send.len, ctx->conn->max_frame);
         goto fail;
     }
-    MkErrorE rc;
-    if (kind == MQI_RETURN) {
-        rc = mqi_answer_write(ctx, kind, &ctx->send);
-    } else {
-        mqi_hdr h = {.kind = kind, .child = ctx->child_id, .trans = trans};
-        memcpy(h.token, token, 5);
-        rc = mqi_conn_write_within(c, &h, &ctx->send,
-                                   timeout_ms == MQ_TIMEOUT_DEFAULT ? c->timeout_ms : timeout_ms);
-    }
-    MkBufferStreamReset(&ctx->send);
-    return rc == MK_OK ? MK_OK : mqi_link_error(ctx, what);
+    return MK_OK;
 fail:
     MkBufferStreamReset(&ctx->send);
     return MK_ERROR;
+}
+
+/* Put the message on the wire as a call frame of the given kind; a flush
+ * it needs waits timeout_ms at most (MQ_TIMEOUT_DEFAULT: the context's). */
+static MkErrorE
+end(MqContextC *ctx, const char *what, const char *token, uint8_t kind, uint64_t trans,
+    MK_I64 timeout_ms)
+{
+    mqi_conn *c = ctx->conn;
+    if (sendable(ctx, what, token) != MK_OK)
+        return MK_ERROR;
+    mqi_hdr h = {.kind = kind, .child = ctx->child_id, .trans = trans};
+    memcpy(h.token, token, 5);
+    /* the default timeout is the connection's, which write_frame uses */
+    MkErrorE rc = timeout_ms == MQ_TIMEOUT_DEFAULT
+                      ? mqi_conn_write_frame(c, &h, &ctx->send)
+                      : mqi_conn_write_within(c, &h, &ctx->send, timeout_ms);
+    MkBufferStreamReset(&ctx->send);
+    return rc == MK_OK ? MK_OK : mqi_link_error(ctx, what);
 }
 
 MkErrorE
@@ -179,6 +186,9 @@ MqSendRETURN(MqContextC *ctx)
         MkBufferStreamReset(&ctx->send);
         return MK_OK;
     }
-    return end(ctx, "SendRETURN", ctx->call.token, MQI_RETURN, ctx->call.trans,
-               MQ_TIMEOUT_DEFAULT);
+    if (sendable(ctx, "SendRETURN", ctx->call.token) != MK_OK)
+        return MK_ERROR;
+    MkErrorE rc = mqi_answer_write(ctx, MQI_RETURN, &ctx->send);
+    MkBufferStreamReset(&ctx->send);
+    return rc == MK_OK ? MK_OK : mqi_link_error(ctx, "SendRETURN");
 }
