@@ -48,47 +48,57 @@ MqSendL_END(MqContextC *ctx)
     return MkBufferStreamWriteL_END(&ctx->send);
 }
 
-/* Put the message on the wire as a frame of the given kind. */
-static MkErrorE
-end(MqContextC *ctx, const char *what, const char *token, uint8_t kind, uint64_t trans)
+/* Whether the message built on ctx may go out as what, to token; when not,
+ * it is dropped and ctx has the error.  Inlined: it is on every call's path. */
+static inline __attribute__((always_inline)) MkErrorE
+sendable(MqContextC *ctx, const char *what, const char *token)
 {
-    mqi_conn *c = ctx->conn;
     if (!mqi_token_valid(token)) {
         MkBufferStreamReset(&ctx->send);
         return MkErrorSet(ctx->err, MK_ERR_ARGUMENT,
                           "%s: token '%s' is not exactly 4 printable characters", what,
                           token ? token : "(null)");
     }
-    if (mqi_check_linked(ctx, what) != MK_OK)
-        goto fail;
+    if (!(ctx->conn && ctx->conn->up) && mqi_check_linked(ctx, what) != MK_OK)
+        goto fail; /* the test in line: a call less on every message */
     if (ctx->send.wdepth) {
         MkErrorSet(ctx->err, MK_ERR_NESTING, "%s: %d list(s) still open", what, ctx->send.wdepth);
         goto fail;
     }
-    if (ctx->send.len > c->max_frame) {
+    if (ctx->send.len > ctx->conn->max_frame) {
         MkErrorSet(ctx->err, MK_ERR_MEMORY, "%s: message of %zu bytes exceeds the maximum of %u",
-                   what, ctx->send.len, c->max_frame);
+                   what, ctx->send.len, ctx->conn->max_frame);
         goto fail;
     }
-    MkErrorE rc;
-    if (kind == MQI_RETURN) {
-        rc = mqi_answer_write(ctx, kind, &ctx->send);
-    } else {
-        mqi_hdr h = {.kind = kind, .child = ctx->child_id, .trans = trans};
-        memcpy(h.token, token, 5);
-        rc = mqi_conn_write_frame(c, &h, &ctx->send);
-    }
-    MkBufferStreamReset(&ctx->send);
-    return rc == MK_OK ? MK_OK : mqi_link_error(ctx, what);
+    return MK_OK;
 fail:
     MkBufferStreamReset(&ctx->send);
     return MK_ERROR;
 }
 
+/* Put the message on the wire as a call frame of the given kind; a flush
+ * it needs waits timeout_ms at most (MQ_TIMEOUT_DEFAULT: the context's). */
+static MkErrorE
+end(MqContextC *ctx, const char *what, const char *token, uint8_t kind, uint64_t trans,
+    MK_I64 timeout_ms)
+{
+    mqi_conn *c = ctx->conn;
+    if (sendable(ctx, what, token) != MK_OK)
+        return MK_ERROR;
+    mqi_hdr h = {.kind = kind, .child = ctx->child_id, .trans = trans};
+    memcpy(h.token, token, 5);
+    /* the default timeout is the connection's, which write_frame uses */
+    MkErrorE rc = timeout_ms == MQ_TIMEOUT_DEFAULT
+                      ? mqi_conn_write_frame(c, &h, &ctx->send)
+                      : mqi_conn_write_within(c, &h, &ctx->send, timeout_ms);
+    MkBufferStreamReset(&ctx->send);
+    return rc == MK_OK ? MK_OK : mqi_link_error(ctx, what);
+}
+
 MkErrorE
 MqSendEND(MqContextC *ctx, const char *token, MK_I64 timeout_ms)
 {
-    return end(ctx, "SendEND", token, MQI_ONEWAY, 0);
+    return end(ctx, "SendEND", token, MQI_ONEWAY, 0, timeout_ms);
 }
 
 MkErrorE
@@ -96,9 +106,9 @@ MqSendEND_AND_WAIT(MqContextC *ctx, const char *token, MK_I64 timeout_ms)
 {
     mqi_conn *c = ctx->conn;
     if (!c || !c->up)
-        return end(ctx, "SendEND_AND_WAIT", token, MQI_CALL_WAIT, 0);
+        return end(ctx, "SendEND_AND_WAIT", token, MQI_CALL_WAIT, 0, MQ_TIMEOUT_DEFAULT);
     mqi_pending w = {.trans = c->next_trans++, .ctx = ctx};
-    if (end(ctx, "SendEND_AND_WAIT", token, MQI_CALL_WAIT, w.trans) != MK_OK)
+    if (end(ctx, "SendEND_AND_WAIT", token, MQI_CALL_WAIT, w.trans, MQ_TIMEOUT_DEFAULT) != MK_OK)
         return MK_ERROR;
     if (mqi_pend_add(&c->pend, &w) != MK_OK)
         return MkErrorSet(ctx->err, MK_ERR_MEMORY, "SendEND_AND_WAIT: out of memory");
@@ -122,7 +132,7 @@ mqi_wait_answer(MqContextC *ctx, mqi_pending *w, const char *what, const char *t
     }
     if (w->failed)
         return MK_ERROR;
-    ctx->rd = ctx->ret;
+    ctx->rd = ctx->ret; /* its answer, handed over (link_int.h) */
     return MK_OK;
 }
 
@@ -145,7 +155,8 @@ MqSendEND_AND_CALLBACK(MqContextC *ctx, const char *token, MqServiceCallF fn, vo
         if (p->deadline >= 0 && (c->cb_deadline < 0 || p->deadline < c->cb_deadline))
             c->cb_deadline = p->deadline;
     }
-    if (end(ctx, "SendEND_AND_CALLBACK", token, MQI_CALL_CB, p ? p->trans : 0) != MK_OK) {
+    if (end(ctx, "SendEND_AND_CALLBACK", token, MQI_CALL_CB, p ? p->trans : 0,
+            MQ_TIMEOUT_DEFAULT) != MK_OK) {
         if (p)
             mqi_pend_release(c, p);
         return MK_ERROR;
@@ -175,5 +186,9 @@ MqSendRETURN(MqContextC *ctx)
         MkBufferStreamReset(&ctx->send);
         return MK_OK;
     }
-    return end(ctx, "SendRETURN", ctx->call.token, MQI_RETURN, ctx->call.trans);
+    if (sendable(ctx, "SendRETURN", ctx->call.token) != MK_OK)
+        return MK_ERROR;
+    MkErrorE rc = mqi_answer_write(ctx, MQI_RETURN, &ctx->send);
+    MkBufferStreamReset(&ctx->send);
+    return rc == MK_OK ? MK_OK : mqi_link_error(ctx, "SendRETURN");
 }

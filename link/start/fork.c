@@ -26,9 +26,10 @@ flush_std(void)
         fflush(stderr);
 }
 
-MkErrorE
-mqi_start_fork(MqContextC *tmpl, int listen_fd, int fd)
+static MkErrorE
+start(const mqi_listener *l, int fd)
 {
+    MqContextC *tmpl = l->tmpl;
     /* what the listener buffered leaves now, or both copies would write it */
     flush_std();
     pid_t pid = fork();
@@ -41,14 +42,26 @@ mqi_start_fork(MqContextC *tmpl, int listen_fd, int fd)
         close(fd);
         return MK_OK;
     }
-    close(listen_fd);
+    close(l->lfd);
     signal(SIGTERM, SIG_DFL);
     signal(SIGINT, SIG_DFL);
     /* The listener's cached streams stay: this process's copies of them are
      * its own, and freeing them would only copy their pages. */
-    mqi_instance_serve(tmpl, fd);
+    l->serve(tmpl, fd);
     /* The exit handlers and library destructors belong to the listener; in
      * this copy they would only touch (copy) its pages. */
     flush_std();
     _exit(0);
 }
+
+#define FORK MQI_START_ID('f', 'o', 'r', 'k')
+
+static const mqi_option options[] = {
+    {.name = "fork", .kind = MQI_OPT_FLAG, .help = "server: one forked process per connection",
+     MQI_FIELD(start), .val = FORK},
+    {.name = NULL},
+};
+
+const mqi_start_mode mqi_fork_start = {
+    .id = FORK, .name = "fork", .start = start, .options = options,
+};
