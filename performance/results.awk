@@ -21,7 +21,9 @@ BEGIN {
     # What a user would pick instead: file language | row label | the
     # language it is compared with | COLUMN=test where the test names differ
     # (none: perfclient's own names, the columns the peer measured).
-    npeers = split("zmq|ZeroMQ|c|\npython|Python mp.connection|python|WAIT=mp-roundtrip", P, "\n")
+    npeers = split("zmq|ZeroMQ|c|\npython|Python mp.connection|python|WAIT=mp-roundtrip\n" \
+                   "tcl|Tcl socket|tcl|WAIT=sock-roundtrip\nruby|Ruby socket|ruby|WAIT=sock-roundtrip\n" \
+                   "java|Java SocketChannel|java|WAIT=sock-roundtrip", P, "\n")
     for (i = 1; i <= npeers; i++) {
         split(P[i], f, "|")
         PEER_LANG[i] = f[1]; PEER_LABEL[i] = f[2]; PEER_REF[i] = f[3]; PEER_MAP[i] = f[4]

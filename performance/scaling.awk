@@ -126,7 +126,7 @@ END {
         print "set termoption noenhanced; set datafile missing 'na.'" > g
         print "set multiplot layout " npanels ",1 title 'mqlink scaling: WAIT round trips/s against N'" >> g
         print "set logscale x 2; set xlabel 'N (calls in flight, client threads, client processes)'" >> g
-        print "set ylabel 'round trips/s'; set yrange [0:*]; set grid; set key outside right font ',9'" >> g
+        print "set ylabel 'round trips/s'; set logscale y; set grid; set key outside right font ',9'" >> g
         print npanels > plotdir "/panels"; close(plotdir "/panels")
     }
     printf " Scaling (performance/scaling.bash): WAIT round trips per second (ECUL, the WAIT column's call)\n"
