@@ -14,7 +14,8 @@
 # file (mp_baseline.py, sock_baseline.tcl/.rb, SockBaseline.java: the other
 # P: rows).  Once per setup, for the languages it ran: each language's
 # floor program into floor.perf and the start-up break-down (bare start,
-# + binding load; perfstart) into startup.perf.
+# + binding load; perfstart) into startup.perf, with C's start and pipe
+# PARENT once more under LD_BIND_NOW=1 (immediate symbol binding).
 #
 #   FILTER           shell patterns on LANG_MODE: c_*  python_uds_fork  *_pipe
 #   --setup SETUP    perf-release (default) or perf-aggressive: which tree
@@ -373,7 +374,20 @@ run_startup() {
         timeout -k 5 "$TIMEOUT" "${CLIENT_PIN[@]}" "$STARTER" "${SIZE[@]}" "load-$lang" \
             "$exe" "$TMP/load-$lang" >>"$file" 2>&1 || true
     done
+    [[ " ${RUN_LANGS[*]} " != *" c "* ]] || startup_bind_now "$file"
     mv "$file" "$OUT/startup.perf"
+}
+
+# C's start and pipe PARENT again with LD_BIND_NOW=1: every symbol of the
+# shared libraries bound at exec instead of at its first call (lazy, the
+# default), so the block shows what lazy binding saves or costs a start.
+startup_bind_now() {
+    local file=$1 start
+    read -r -a start <<<"${BARE[c]}"
+    LD_BIND_NOW=1 timeout -k 5 "$TIMEOUT" "${CLIENT_PIN[@]}" "$STARTER" "${SIZE[@]}" \
+        start-c-bindnow "$INST/bin/perfserver" "${start[@]}" >>"$file" 2>&1 || true
+    LD_BIND_NOW=1 timeout -k 5 "$TIMEOUT" "${CLIENT_PIN[@]}" "$CLIENT" --parent "${SIZE[@]}" \
+        @ "$INST/bin/perfserver" 2>&1 | sed -n 's/^parent /parent-c-bindnow /p' >>"$file" || true
 }
 
 # ------------------------------------------------------------------ main

@@ -32,7 +32,7 @@ every_section() { # every_section FILE MODES...: L, R and A rows complete
 }
 changed_lines() { [ "$(diff "$1" "$2" | grep -c '^>')" = "$3" ]; }
 
-echo "1..27"
+echo "1..28"
 fresh full; run full --no-png
 check "table of a complete run matches the recorded one" \
     diff -u "$DATA/expected_total_link.perf" "$TMP/full/total_link.perf"
@@ -132,6 +132,22 @@ startup_c() {
     case $got in "$want"*) true ;; *) false ;; esac
 }
 check "start-up block: C's start, + link, = PARENT pipe in ms" startup_c
+# LD_BIND_NOW=1: two real lines of performance.bash's startup_bind_now
+# (quick run, 2026-11-23) added to the recorded start-up file
+fresh bindnow
+cp -r "$DATA/extra/." "$TMP/bindnow/"
+B=$TMP/bindnow/x86_64-linux-gnu/perf-release/startup.perf
+printf '%s\n' "start-c-bindnow ops/s=229 count=46 sec=0.201" \
+    "parent-c-bindnow ops/s=253 count=52 sec=0.205" >>"$B"
+run bindnow --no-png
+bind_now_row() {
+    s=$(rate "$B" start-c-bindnow) p=$(rate "$B" parent-c-bindnow)
+    want=$(awk -v s="$s" -v p="$p" 'BEGIN { printf " R: C bindnow %.2f na. %+.2f %.2f na. na.", 1000 / s, 1000 / p - 1000 / s, 1000 / p }')
+    got=$(sed -n '/^ Start-up/,$p' "$TMP/bindnow/total_link.perf" | grep '^ R: C bindnow ' | tr -s ' ')
+    echo "want: $want"; echo "got:  $got"
+    [ "$got" = "$want" ] && changed_lines "$DATA/expected_extra_total_link.perf" "$TMP/bindnow/total_link.perf" 1
+}
+check "start-up block: C's row again with LD_BIND_NOW=1, under the C row" bind_now_row
 
 # Tcl's own socket round trip: a real line of sock_baseline.tcl (pipe,
 # 2026-11-23) added to the recorded Tcl run makes a P: Tcl socket row with
