@@ -22,7 +22,7 @@
 set -euo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 DEBIAN_PACKAGES="autoconf automake libtool pkg-config make gcc g++ libsqlite3-dev libconfig-dev
-  tcl-dev ruby-dev default-jdk python3-dev gnuplot-nox libzmq3-dev"
+  tcl-dev ruby-dev default-jdk python3-dev gnuplot-nox libzmq3-dev strace"
 
 # The sanitizer and fuzz setups build with clang (its UBSan also sees what
 # gcc's misses, e.g. an offset applied to a null pointer; and libFuzzer).

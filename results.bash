@@ -14,6 +14,9 @@
 #                        fraction of that limit;
 #   DIR/total_link.png   the languages side by side per test, one panel per
 #                        mode (gnuplot; skipped with a message without it).
+# When DIR/TARGET/SETUP/*.scaling files exist (performance/scaling.bash) the
+# table ends with their scaling block (performance/scaling.awk); scaling.bash
+# draws its own chart.
 # A language appears when at least one of its .perf files exists; a setup
 # when its directory holds .perf files.  The L row is the perf-release limit
 # (perf-aggressive's when there is none); the CSV reads each setup against
@@ -47,6 +50,12 @@ langs=$(sed -n '/^[a-z]/{s/ *| */|/g; s/^\([^|]*|[^|]*\).*/\1/; p}' "$TOP/perfor
 
 awk -v langs="$langs" -v csv="$CSV" -v plotdir="$PLOTDIR" \
     -f "$TOP/performance/results.awk" "${files[@]}" >"$TABLE"
+
+# The scaling block, under everything else.
+scaling=("$GEN"/*/*/*.scaling)
+if [ ${#scaling[@]} -gt 0 ]; then
+    awk -v langs="$langs" -f "$TOP/performance/scaling.awk" "${scaling[@]}" >>"$TABLE"
+fi
 
 if [ "$PNG" = 1 ]; then
     if command -v gnuplot >/dev/null; then

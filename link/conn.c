@@ -484,6 +484,11 @@ mqi_conn_recv_preamble(mqi_conn *c, MK_I64 timeout_ms)
     unsigned char pre[MQI_PREAMBLE_SIZE];
     size_t have = 0;
     MK_I64 deadline = timeout_ms < 0 ? -1 : mqi_now_ms() + timeout_ms;
+    /* A server reads the client's preamble first without waiting: the
+     * client sends it right after connect, so by the time an instance
+     * runs it is nearly always there, and poll would cost a system call
+     * per parent for nothing.  A client's answer is not there yet. */
+    int look = c->is_server;
     while (have < sizeof pre) {
         MK_I64 left = deadline < 0 ? -1 : deadline - mqi_now_ms();
         if (deadline >= 0 && left <= 0) {
@@ -494,7 +499,9 @@ mqi_conn_recv_preamble(mqi_conn *c, MK_I64 timeout_ms)
         /* as in the loop: a read that waits, when its receive timeout ends
          * before the deadline (one system call instead of poll + read) */
         int flags = MSG_DONTWAIT, ev = 0;
-        if (c->rcvtimeo_ms > 0 && (left < 0 || left >= c->rcvtimeo_ms))
+        if (look)
+            look = 0;
+        else if (c->rcvtimeo_ms > 0 && (left < 0 || left >= c->rcvtimeo_ms))
             flags = 0;
         else if ((ev = wait_fd(c->fd, POLLIN, left)) == 0)
             continue;

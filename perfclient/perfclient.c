@@ -10,6 +10,10 @@
  *          shared machine moves one run, not the median)
  *   LINK-ARGS  everything else, given to MqLinkCreate unchanged:
  *          `@ perfserver ...` (pipe), `--uds --file PATH`, `--tcp --port P`
+ *   SCALING  --scale-calls --scale-threads --scale-procs (not in --all),
+ *          each run once per size of --scale LIST (e.g. 1,2,4; default
+ *          1,2,4,8): WAIT calls with N in flight on the main link, from N
+ *          threads or N processes with a link each; printed as TEST-N
  *   --sizes  print the encoded message sizes (for perflimit) and exit
  *   --storage FILE  the sender's storage of --send-persistent (only that
  *          test links with it; without it the storage is in memory)
@@ -17,6 +21,7 @@
  * Output, one line per test, made for performance.bash:
  *   send-nothing ops/s=512345 count=512345 sec=1.000
  *   send-nothing ops/s=512345 count=204938 sec=0.400 runs=3 min=498121 max=515002
+ *   scale-threads-4 ops/s=40213 count=40213 sec=1.000
  *   send-and-wait error: TEXT      (the test failed; exit status 1) */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -32,10 +37,15 @@
 
 typedef MkErrorE (*perf_test_fn)(perf_client *pc, perf_result *res);
 
-/* The tests in the order of the table's columns; fn NULL: not available. */
+/* What a scaling test's size N sets. */
+enum { SCALE_NONE, SCALE_WINDOW, SCALE_WRK };
+
+/* The tests in the order of the table's columns, then the scaling tests
+ * (scaled, not in --all); fn NULL: not available. */
 static const struct perf_test {
     const char *name;
     perf_test_fn fn;
+    int scaled;
 } tests[] = {
     {"send-nothing", perf_send_nothing},
     {"send", perf_send},
@@ -46,6 +56,9 @@ static const struct perf_test {
     {"bus", perf_bus},
     {"bfl", perf_bfl},
     {"send-persistent", perf_send_persistent},
+    {"scale-calls", perf_in_flight, SCALE_WINDOW},
+    {"scale-threads", perf_scale_threads, SCALE_WRK},
+    {"scale-procs", perf_scale_procs, SCALE_WRK},
 };
 #define NTESTS (int)(sizeof tests / sizeof tests[0])
 
@@ -77,7 +90,8 @@ usage(const char *why)
     fprintf(stderr, "perfclient: %s\n"
             "usage: perfclient [--all | --send-nothing --send --send-and-wait --send-and-callback\n"
             "         --send-persistent --parent --child --bus --bfl] [--num N] [--sec S]\n"
-            "         [--runs N] [--wrk N] [--window N] [--server-cpu N] [--sizes] LINK-ARGS\n", why);
+            "         [--runs N] [--wrk N] [--window N] [--server-cpu N] [--sizes] LINK-ARGS\n"
+            "       perfclient --scale-calls --scale-threads --scale-procs [--scale N,N,...] ...\n", why);
     return 2;
 }
 
@@ -132,6 +146,23 @@ apply(perf_client *pc, const double *v)
         pc->runs = PERF_MAX_RUNS;
 }
 
+/* --scale's comma-separated sizes, each 1..100000; 0 or -1 (bad list). */
+static int
+scale_list(perf_client *pc, const char *s)
+{
+    char *end;
+    pc->nscale = 0;
+    while (s && *s) {
+        long v = strtol(s, &end, 10);
+        if (end == s || v < 1 || v > 100000 || pc->nscale == PERF_MAX_SCALE ||
+            (*end != ',' && *end != '\0'))
+            return -1;
+        pc->scale[pc->nscale++] = (int)v;
+        s = *end ? end + 1 : end;
+    }
+    return pc->nscale > 0 ? 0 : -1;
+}
+
 /* Take perfclient's options out of argv, leaving the link's arguments (after
  * argv[0]) in order; "@" ends perfclient's options. */
 static int
@@ -145,7 +176,11 @@ parse(perf_client *pc, int *selected, int argc, const char **argv, int *sizes)
             selected[t] = 1;
         else if (strcmp(o, "--all") == 0)
             for (t = 0; t < NTESTS; t++)
-                selected[t] = 1;
+                selected[t] |= !tests[t].scaled;
+        else if (strcmp(o, "--scale") == 0) {
+            if (scale_list(pc, i + 1 < argc ? argv[++i] : NULL) != 0)
+                return usage("--scale takes sizes like 1,2,4 (at most 16, each 1..100000)");
+        }
         else if (strcmp(o, "--sizes") == 0)
             *sizes = 1;
         else if (strcmp(o, "--storage") == 0 && i + 1 < argc)
@@ -161,32 +196,53 @@ parse(perf_client *pc, int *selected, int argc, const char **argv, int *sizes)
         argv[out++] = argv[i++];
     argv[out] = NULL;
     apply(pc, v);
+    if (pc->nscale == 0)
+        scale_list(pc, "1,2,4,8");
     pc->link_argc = out;
     pc->link_argv = argv;
     return 0;
 }
 
-/* Run one test pc->runs times and print its median run; 0 on success. */
+/* Run one test pc->runs times and print its median run as name; 0 on
+ * success. */
 static int
-run_test(perf_client *pc, const struct perf_test *t)
+run_named(perf_client *pc, const struct perf_test *t, const char *name)
 {
     perf_run runs[PERF_MAX_RUNS];
     if (!t->fn) {
-        printf("%s na.\n", t->name);
+        printf("%s na.\n", name);
         return 0;
     }
     for (int i = 0; i < pc->runs; i++) {
         perf_result res = {0};
         if (t->fn(pc, &res) != MK_OK) {
-            printf("%s error: %s\n", t->name, MqErrorGetText(pc->ctx));
-            fprintf(stderr, "perfclient: %s: %s\n", t->name, MqErrorGetText(pc->ctx));
+            printf("%s error: %s\n", name, MqErrorGetText(pc->ctx));
+            fprintf(stderr, "perfclient: %s: %s\n", name, MqErrorGetText(pc->ctx));
             MqErrorReset(pc->ctx);
             return 1;
         }
         runs[i] = (perf_run){res.count, res.sec};
     }
-    perf_print_median(t->name, runs, pc->runs, "");
+    perf_print_median(name, runs, pc->runs, "");
     return 0;
+}
+
+/* A test, or a scaling test once per --scale size: NAME-N. */
+static int
+run_test(perf_client *pc, const struct perf_test *t)
+{
+    char name[64];
+    int failed = 0, window = pc->window, wrk = pc->wrk;
+    if (t->scaled == SCALE_NONE)
+        return run_named(pc, t, t->name);
+    for (int i = 0; i < pc->nscale && !failed && MqLinkIsConnected(pc->ctx); i++) {
+        *(t->scaled == SCALE_WINDOW ? &pc->window : &pc->wrk) = pc->scale[i];
+        snprintf(name, sizeof name, "%s-%d", t->name, pc->scale[i]);
+        failed = run_named(pc, t, name);
+    }
+    pc->window = window;
+    pc->wrk = wrk;
+    return failed;
 }
 
 static void

@@ -7,6 +7,9 @@
 #include "mqlink.h"
 #include "runs.h"
 
+/* --scale takes at most this many sizes. */
+#define PERF_MAX_SCALE 16
+
 /* The options and the main link; built by main, read by every test. */
 typedef struct perf_client {
     MqContextC *ctx;        /* the main link, opened from link_argv */
@@ -21,6 +24,8 @@ typedef struct perf_client {
     long failed_cb;         /* callbacks that saw an error */
     const char *storage;    /* --storage FILE: the persistent test's storage */
     int runs;               /* --runs: runs per test, the median reported */
+    int nscale;             /* --scale: the sizes the scaling tests sweep */
+    int scale[PERF_MAX_SCALE];
 } perf_client;
 
 /* One measured figure: count operations done in sec seconds. */
@@ -50,6 +55,16 @@ MkErrorE perf_bfl(perf_client *pc, perf_result *res);
 MkErrorE perf_parent(perf_client *pc, perf_result *res);
 MkErrorE perf_child(perf_client *pc, perf_result *res);
 MkErrorE perf_send_persistent(perf_client *pc, perf_result *res);
+/* The scaling tests, run once per --scale size N: WAIT calls with N in
+ * flight on the main link (tests.c); N threads, N processes each calling
+ * on a link of its own (scaling.c).  N is pc->window, pc->wrk. */
+MkErrorE perf_in_flight(perf_client *pc, perf_result *res);
+MkErrorE perf_scale_threads(perf_client *pc, perf_result *res);
+MkErrorE perf_scale_procs(perf_client *pc, perf_result *res);
+
+/* One WAIT call of the send-and-wait test on ctx, its answer checked
+ * against seq (tests.c). */
+MkErrorE perf_wait_call(MqContextC *ctx, MK_I32 seq);
 
 /* Open ctx's link from pc's arguments; in pipe mode the forked server lands
  * on pc->server_cpu (create.c). */

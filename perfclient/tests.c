@@ -108,14 +108,18 @@ perf_send(perf_client *pc, perf_result *res)
 
 /* ------------------------------------------------------------ call and wait */
 
+MkErrorE
+perf_wait_call(MqContextC *ctx, MK_I32 seq)
+{
+    if (send_items(ctx, seq) != MK_OK || MqSendEND_AND_WAIT(ctx, "ECUL", MQ_TIMEOUT_DEFAULT) != MK_OK)
+        return MK_ERROR;
+    return read_echo(ctx, seq);
+}
+
 static MkErrorE
 op_wait(perf_client *pc, void *arg)
 {
-    MK_I32 seq = (MK_I32)(++*(long *)arg);
-    if (send_items(pc->ctx, seq) != MK_OK ||
-        MqSendEND_AND_WAIT(pc->ctx, "ECUL", MQ_TIMEOUT_DEFAULT) != MK_OK)
-        return MK_ERROR;
-    return read_echo(pc->ctx, seq);
+    return perf_wait_call(pc->ctx, (MK_I32)(++*(long *)arg));
 }
 
 MkErrorE
@@ -222,6 +226,33 @@ perf_send_and_callback(perf_client *pc, perf_result *res)
     if (op_callback(pc, NULL) != MK_OK || drain(pc, 0) != MK_OK)
         return MK_ERROR;
     if (perf_loop(pc, op_callback, NULL, 100, res) != MK_OK || drain(pc, 0) != MK_OK)
+        return MK_ERROR;
+    perf_stop(res);
+    return MK_OK;
+}
+
+/* --scale-calls: the WAIT call kept pc->window times in flight on the one
+ * link, a new call sent as soon as an answer is in (not in batches like
+ * --send-and-callback): round trips per second against calls in flight. */
+static MkErrorE
+op_in_flight(perf_client *pc, void *arg)
+{
+    if (pc->outstanding >= pc->window && drain(pc, pc->window - 1) != MK_OK)
+        return MK_ERROR;
+    if (send_items(pc->ctx, 1) != MK_OK ||
+        MqSendEND_AND_CALLBACK(pc->ctx, "ECUL", on_echo, pc, NULL, MQ_TIMEOUT_DEFAULT) != MK_OK)
+        return MK_ERROR;
+    pc->outstanding++;
+    return MK_OK;
+}
+
+MkErrorE
+perf_in_flight(perf_client *pc, perf_result *res)
+{
+    pc->outstanding = pc->failed_cb = 0;
+    if (op_in_flight(pc, NULL) != MK_OK || drain(pc, 0) != MK_OK)
+        return MK_ERROR;
+    if (perf_loop(pc, op_in_flight, NULL, 10, res) != MK_OK || drain(pc, 0) != MK_OK)
         return MK_ERROR;
     perf_stop(res);
     return MK_OK;

@@ -9,9 +9,13 @@
 # and writes gen/TARGET/SETUP/LANG_MODE.perf; for every mode it ran it also
 # measures the machine's limits with perflimit into limit_MODE.perf and,
 # when libzmq was found at configure time, ZeroMQ with bin/perfpeer-zmq into
-# zmq_MODE.perf (the P: ZeroMQ rows).  Once per setup, for the languages it
-# ran: each language's floor program into floor.perf and the start-up
-# break-down (bare start, + binding load; perfstart) into startup.perf.
+# zmq_MODE.perf (the P: ZeroMQ rows).  A Python, Tcl, Ruby or Java run
+# adds the language's own round trip on the same transport to its .perf
+# file (mp_baseline.py, sock_baseline.tcl/.rb, SockBaseline.java: the other
+# P: rows).  Once per setup, for the languages it ran: each language's
+# floor program into floor.perf and the start-up break-down (bare start,
+# + binding load; perfstart) into startup.perf, with C's start and pipe
+# PARENT once more under LD_BIND_NOW=1 (immediate symbol binding).
 #
 #   FILTER           shell patterns on LANG_MODE: c_*  python_uds_fork  *_pipe
 #   --setup SETUP    perf-release (default) or perf-aggressive: which tree
@@ -251,8 +255,25 @@ run_client() {
     # Python's yardstick: multiprocessing.connection round trips, same transport
     if [ "$lang" = python ]; then
         timeout -k 5 "$TIMEOUT" "${CLIENT_PIN[@]}" python3 "$HERE/mp_baseline.py" \
-            --transport "${mode%%_*}" --sec "$MP_SEC" >>"$file" 2>>"$TMP/client.err"
+            --transport "${mode%%_*}" --sec "$MP_SEC" >>"$file" 2>>"$TMP/client.err" || return
     fi
+    run_socket_baseline "$lang" "$mode" "$file"
+}
+
+# Tcl's, Ruby's and Java's yardstick: the language's own socket round trip
+# on the same transport with WAIT's payload (sock-roundtrip, the P: LANG
+# socket rows), as mp_baseline.py is Python's.
+run_socket_baseline() {
+    local lang=$1 mode=$2 file=$3 cmd
+    case "$lang" in
+    tcl) cmd=(tclsh "$HERE/sock_baseline.tcl") ;;
+    ruby) cmd=(ruby "$HERE/sock_baseline.rb") ;;
+    java) cmd=(java "$HERE/SockBaseline.java") ;;
+    *) return 0 ;;
+    esac
+    message_sizes
+    timeout -k 5 "$TIMEOUT" "${CLIENT_PIN[@]}" "${cmd[@]}" --transport "${mode%%_*}" \
+        --sec "$MP_SEC" --size "$SS" >>"$file" 2>>"$TMP/client.err"
 }
 
 # The result goes to $TMP first and replaces the old one only when complete,
@@ -353,7 +374,20 @@ run_startup() {
         timeout -k 5 "$TIMEOUT" "${CLIENT_PIN[@]}" "$STARTER" "${SIZE[@]}" "load-$lang" \
             "$exe" "$TMP/load-$lang" >>"$file" 2>&1 || true
     done
+    [[ " ${RUN_LANGS[*]} " != *" c "* ]] || startup_bind_now "$file"
     mv "$file" "$OUT/startup.perf"
+}
+
+# C's start and pipe PARENT again with LD_BIND_NOW=1: every symbol of the
+# shared libraries bound at exec instead of at its first call (lazy, the
+# default), so the block shows what lazy binding saves or costs a start.
+startup_bind_now() {
+    local file=$1 start
+    read -r -a start <<<"${BARE[c]}"
+    LD_BIND_NOW=1 timeout -k 5 "$TIMEOUT" "${CLIENT_PIN[@]}" "$STARTER" "${SIZE[@]}" \
+        start-c-bindnow "$INST/bin/perfserver" "${start[@]}" >>"$file" 2>&1 || true
+    LD_BIND_NOW=1 timeout -k 5 "$TIMEOUT" "${CLIENT_PIN[@]}" "$CLIENT" --parent "${SIZE[@]}" \
+        @ "$INST/bin/perfserver" 2>&1 | sed -n 's/^parent /parent-c-bindnow /p' >>"$file" || true
 }
 
 # ------------------------------------------------------------------ main

@@ -76,7 +76,7 @@ nothing_left() {
     [ -z "$(ls -A "$TMP/tmp")" ] || { ls -lR "$TMP/tmp"; return 1; }
 }
 
-echo "1..9"
+echo "1..10"
 check "perfclient --all prints every test" client_lines
 check "performance.bash and results.bash run every C mode" suite
 check "every C column has a figure in every mode the build has" every_mode
@@ -110,6 +110,10 @@ start_up() {
     sed -n '/^ Start-up/,$p' "$TMP/gen/total_link.perf" | grep -q '^ C: C  *[0-9.]*  *na\.  *[-+][0-9.]*  *[0-9.]'
 }
 check "start-up block: perfserver --version, + link = PARENT pipe" start_up
+bind_now() {
+    sed -n '/^ Start-up/,$p' "$TMP/gen/total_link.perf" | grep '^ C: C bindnow  *[0-9.]*  *na\.  *[-+][0-9.]*  *[0-9.]'
+}
+check "start-up block: C's start and pipe PARENT again with LD_BIND_NOW=1" bind_now
 # perflimit --connect: a floor line for each fork and thread mode the build has
 floor_lines() {
     sed -n '/^ PARENT floor/,$p' "$TMP/gen/total_link.perf"

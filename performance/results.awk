@@ -21,7 +21,9 @@ BEGIN {
     # What a user would pick instead: file language | row label | the
     # language it is compared with | COLUMN=test where the test names differ
     # (none: perfclient's own names, the columns the peer measured).
-    npeers = split("zmq|ZeroMQ|c|\npython|Python mp.connection|python|WAIT=mp-roundtrip", P, "\n")
+    npeers = split("zmq|ZeroMQ|c|\npython|Python mp.connection|python|WAIT=mp-roundtrip\n" \
+                   "tcl|Tcl socket|tcl|WAIT=sock-roundtrip\nruby|Ruby socket|ruby|WAIT=sock-roundtrip\n" \
+                   "java|Java SocketChannel|java|WAIT=sock-roundtrip", P, "\n")
     for (i = 1; i <= npeers; i++) {
         split(P[i], f, "|")
         PEER_LANG[i] = f[1]; PEER_LABEL[i] = f[2]; PEER_REF[i] = f[3]; PEER_MAP[i] = f[4]
@@ -334,6 +336,17 @@ function startup(t, S, ns,    s, i, st, ld, pp, us, ts, head, prev) {
             printf " %-12s %9s %9s %9s %12s %12s %12s\n", letter(S[s]) ": " LABEL[LANG[i]], msf(st),
                 ld == "" ? "na." : msf(ld - st, 1), pp == "" ? "na." : msf(pp - prev, 1),
                 msf(pp), msf(us), msf(ts)
+            if (LANG[i] == "c") bind_now_row(t, S[s])
         }
     if (head) printf "\n\n"
+}
+# C's row again with LD_BIND_NOW=1 (start-c-bindnow, parent-c-bindnow in
+# startup.perf): immediate binding of the shared libraries' symbols
+# against the lazy default of the row above.
+function bind_now_row(t, s,    st, pp) {
+    st = ms(exact(t, s, "startup", "none", "start-c-bindnow"))
+    if (st == "") return
+    pp = ms(exact(t, s, "startup", "none", "parent-c-bindnow"))
+    printf " %-12s %9s %9s %9s %12s %12s %12s\n", letter(s) ": C bindnow", msf(st), "na.",
+        pp == "" ? "na." : msf(pp - st, 1), msf(pp), "na.", "na."
 }

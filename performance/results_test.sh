@@ -32,7 +32,7 @@ every_section() { # every_section FILE MODES...: L, R and A rows complete
 }
 changed_lines() { [ "$(diff "$1" "$2" | grep -c '^>')" = "$3" ]; }
 
-echo "1..21"
+echo "1..28"
 fresh full; run full --no-png
 check "table of a complete run matches the recorded one" \
     diff -u "$DATA/expected_total_link.perf" "$TMP/full/total_link.perf"
@@ -132,6 +132,67 @@ startup_c() {
     case $got in "$want"*) true ;; *) false ;; esac
 }
 check "start-up block: C's start, + link, = PARENT pipe in ms" startup_c
+# LD_BIND_NOW=1: two real lines of performance.bash's startup_bind_now
+# (quick run, 2026-11-23) added to the recorded start-up file
+fresh bindnow
+cp -r "$DATA/extra/." "$TMP/bindnow/"
+B=$TMP/bindnow/x86_64-linux-gnu/perf-release/startup.perf
+printf '%s\n' "start-c-bindnow ops/s=229 count=46 sec=0.201" \
+    "parent-c-bindnow ops/s=253 count=52 sec=0.205" >>"$B"
+run bindnow --no-png
+bind_now_row() {
+    s=$(rate "$B" start-c-bindnow) p=$(rate "$B" parent-c-bindnow)
+    want=$(awk -v s="$s" -v p="$p" 'BEGIN { printf " R: C bindnow %.2f na. %+.2f %.2f na. na.", 1000 / s, 1000 / p - 1000 / s, 1000 / p }')
+    got=$(sed -n '/^ Start-up/,$p' "$TMP/bindnow/total_link.perf" | grep '^ R: C bindnow ' | tr -s ' ')
+    echo "want: $want"; echo "got:  $got"
+    [ "$got" = "$want" ] && changed_lines "$DATA/expected_extra_total_link.perf" "$TMP/bindnow/total_link.perf" 1
+}
+check "start-up block: C's row again with LD_BIND_NOW=1, under the C row" bind_now_row
+
+# Tcl's own socket round trip: a real line of sock_baseline.tcl (pipe,
+# 2026-11-23) added to the recorded Tcl run makes a P: Tcl socket row with
+# the WAIT column only, read against the Tcl row in the CSV.
+fresh sock
+cp -r "$DATA/extra/." "$TMP/sock/"
+echo "sock-roundtrip ops/s=46937 count=14300 sec=0.305 transport=pipe size=88" \
+    >>"$TMP/sock/x86_64-linux-gnu/perf-release/tcl_pipe.perf"
+run sock --no-png
+check "P: Tcl socket has the WAIT column only" \
+    figures "$TMP/sock/total_link.perf" pipe "P: Tcl socket" 1
+sock_csv() {
+    c=$(fig "$TMP/sock/x86_64-linux-gnu/perf-release/tcl_pipe.perf" send-and-wait)
+    want=$(awk -v c="$c" 'BEGIN { printf "Tcl socket,WAIT,46937,.*,%s,%.3f$", c, 46937 / c }')
+    grep "Tcl socket" "$TMP/sock/total_link.csv"; echo "want: $want"
+    grep -q "^x86_64-linux-gnu,perf-release,pipe,$want" "$TMP/sock/total_link.csv"
+}
+check "csv: the Tcl socket figure is read against the Tcl row" sock_csv
+sock_only() {
+    diff "$DATA/expected_extra_total_link.perf" "$TMP/sock/total_link.perf"
+    changed_lines "$DATA/expected_extra_total_link.perf" "$TMP/sock/total_link.perf" 1 &&
+        diff "$DATA/expected_extra_total_link.perf" "$TMP/sock/total_link.perf" | grep -q '^>  *P: Tcl socket  *|'
+}
+check "only the P: Tcl socket row is new in the table" sock_only
+
+# The scaling block: two real scaling.bash files (C, uds, perf-release,
+# 2026-11-23) in the recorded tree.  Without them (every run above) there is
+# no scaling block.
+check "no scaling block without .scaling files" \
+    sh -c "! grep -q '^ Scaling' '$TMP/full/total_link.perf'"
+fresh scaling
+cp -r "$DATA/scaling/." "$TMP/scaling/"
+run scaling --no-png
+check "table with scaling files = the table without them + the recorded scaling block" \
+    sh -c "cat '$DATA/expected_total_link.perf' '$DATA/expected_scaling_block.perf' |
+           diff -u - '$TMP/scaling/total_link.perf'"
+S=$DATA/scaling/x86_64-linux-gnu/perf-release
+scaling_row() {
+    r=$(grep "^ uds_thread  *threads  *|" "$TMP/scaling/total_link.perf")
+    want=" uds_thread threads |"
+    for q in 1 2 4 8 16 32 64; do want="$want $(fig "$S/c_uds_thread.scaling" "scale-threads-$q")"; done
+    echo "want: $want"; echo "got:  $r"
+    case $(echo "$r" | tr -s ' ') in "$want na. | 124013 32 32") true ;; *) false ;; esac
+}
+check "scaling row: the recorded figures, na. past 64, peak, at, sat." scaling_row
 
 fresh png
 if command -v gnuplot >/dev/null 2>&1; then
