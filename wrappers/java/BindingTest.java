@@ -75,6 +75,21 @@ public class BindingTest {
             });
             ServiceCreate("INST", TestServer::INST);   // an unbound one
             ServiceCreate("WRNG", this::WRNG);
+            ServiceCreate("VIEW", this::VIEW);
+        }
+
+        // kept past the service on purpose: the view must be dead by then
+        static volatile MkBufferC keptView, keptCopy;
+
+        void VIEW() {
+            MkBufferC v = ReadBUFR(), c = ReadBUF(), w = ReadBUFR();
+            String same = v == w ? "same" : "new";
+            SendSTART();
+            SendBUF(w);   // the view passes on without a copy
+            SendSTR(same + ":" + w.GetSTR() + ":" + c.GetI32());
+            SendRETURN();
+            keptView = w;
+            keptCopy = c;
         }
 
         void FAIL() {
@@ -346,6 +361,22 @@ public class BindingTest {
             c.SendI16((short) 7);
             c.SendEND_AND_WAIT("ECHO");
             expect(c.ReadI16() == 7, "still serving");
+        });
+        check("ReadBUFR: one reused view, valid until the service ends or a blocking call; ReadBUF's copy survives", () -> {
+            c.SendSTART();
+            c.SendI8((byte) 1); c.SendI32(99); c.SendSTR("view");
+            c.SendEND_AND_WAIT("VIEW");
+            MkBufferC v = c.ReadBUFR();
+            String t = c.ReadSTR();
+            expect(t.equals("same:view:99") && v.GetSTR().equals("view"), t);
+            MkExceptionC e = raises(() -> TestServer.keptView.GetSTR());
+            expect(e.getText().contains("ReadBUFR") && e.getText().contains("no longer valid"), e.getText());
+            expect(!TestServer.keptView.IsValid(), "a dead view is not valid");
+            expect(TestServer.keptCopy.GetI32() == 99, "the copy outlives the service");
+            c.SendSTART();
+            c.SendEND_AND_WAIT("ECHO");
+            raises(() -> v.GetSTR());          // the blocking call ended the client's read
+            raises(() -> c.SendBUF(v));
         });
         check("every child is a new instance of the server's class, released when it goes", () -> {
             List<String> names = new ArrayList<>();

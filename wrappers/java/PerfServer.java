@@ -1,6 +1,8 @@
 // PerfServer.java — the performance suite's server in Java: the reference's
 // five services (../shared/reference/README_PERFORMANCE.txt) as Java methods;
 // perfclient calls them over pipe, uds and tcp with --thread and --spawn.
+// The reads that are passed on at once use ReadBUFR (a view, no copy), as
+// the C++ server uses its MkBufferR.
 //
 //   java -jar PREFIX/share/mqlink/perfserver.jar [link options]
 //   perfclient ... @ java -jar PREFIX/share/mqlink/perfserver.jar
@@ -24,7 +26,7 @@ public class PerfServer extends MqContextC {
         ReadI16();
         ReadI32();
         ReadDBL();
-        ReadBUF();
+        ReadBUFR();
     }
 
     public void ECUL() {
@@ -40,7 +42,7 @@ public class PerfServer extends MqContextC {
     public void BUST() {
         MkBufferStreamC bus = MkBufferStreamC.CreateTLS("perfserver-BUST");
         while (ReadItemExists())
-            bus.WriteBUF(ReadBUF());
+            bus.WriteBUF(ReadBUFR());
         bus.PosToStart();
         SendSTART();
         while (bus.ReadItemExists())
@@ -51,7 +53,7 @@ public class PerfServer extends MqContextC {
     public void BFLT() {
         MkBufferListC bfl = MkBufferListC.CreateTLS("perfserver-BFLT");
         while (ReadItemExists())
-            bfl.AppendBUF(ReadBUF());
+            bfl.AppendBUF(ReadBUFR());
         SendSTART();
         for (int i = 0; i < bfl.Size(); i++)
             SendBUF(bfl.IndexGet(i));

@@ -73,6 +73,7 @@ ctx_destroyed(MqContextC *ctx, void *data)
     JNIEnv *env = mqj_env();
     MqContextSetUserData(ctx, NULL);
     if (env) {
+        mqj_view_end(env, (jobject)data);
         (*env)->SetLongField(env, (jobject)data, mqj.hdl, 0);
         (*env)->DeleteGlobalRef(env, (jobject)data);
     }
@@ -222,12 +223,24 @@ error_to_ctx(JNIEnv *env, MqContextC *ctx)
     return MK_ERROR;
 }
 
+/* The message a callback read ends as it returns: its ReadBUFR view goes.
+ * The library keeps ctx until the callback returns to it; its Java object
+ * may have been deleted meanwhile (no user data then). */
+static void
+read_ends(JNIEnv *env, MqContextC *ctx)
+{
+    jobject self = MqContextGetUserData(ctx);
+    if (self)
+        mqj_view_end(env, self);
+}
+
 MkErrorE
 mqj_cb_call(MqContextC *ctx, void *data)
 {
     mqj_cb *cb = data;
     JNIEnv *env = mqj_env();
     jobject self;
+    MkErrorE rc;
 
     if (!env)
         return MqErrorSet(ctx, MK_ERR_GENERIC, "cannot attach the thread to the JVM");
@@ -238,16 +251,21 @@ mqj_cb_call(MqContextC *ctx, void *data)
             return error_to_ctx(env, ctx);
         (*env)->CallVoidMethod(env, cb->fn, cb->mid, self);
     }
-    if (!(*env)->ExceptionCheck(env))
+    if (!(*env)->ExceptionCheck(env)) {
+        read_ends(env, ctx);
         return MK_OK;
+    }
     if (cb->scope == MQJ_SCOPE_ONCE) {
         mqj_str text;
         take_exception(env, &text);
         fprintf(stderr, "mqlink: exception in a callback: %s\n", text.s);
         mqj_str_release(&text);
-        return MK_ERROR;
+        rc = MK_ERROR;
+    } else {
+        rc = error_to_ctx(env, ctx);
     }
-    return error_to_ctx(env, ctx);
+    read_ends(env, ctx); /* after the exception is taken: JNI allows no field access before */
+    return rc;
 }
 
 /* ------------------------------------------------- server setup and factory */

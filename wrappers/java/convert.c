@@ -83,6 +83,33 @@ mqj_from_BUF(JNIEnv *env, MkBufferC *buf)
     return rc < 0 ? NULL : mqj_new(env, mqj.buf_kind, MkBufferDup(buf), 1);
 }
 
+jobject
+mqj_view(JNIEnv *env, jobject ctx, MkBufferC *buf)
+{
+    jobject v = (*env)->GetObjectField(env, ctx, mqj.view);
+
+    if (v) {
+        (*env)->SetLongField(env, v, mqj.hdl, (jlong)(intptr_t)buf);
+        return v;
+    }
+    if (!(v = mqj_new(env, mqj.buf_kind, buf, 0)))
+        return NULL;
+    (*env)->SetIntField(env, v, mqj.dtype, MQJ_VIEW);
+    (*env)->SetObjectField(env, ctx, mqj.view, v);
+    return v;
+}
+
+void
+mqj_view_end(JNIEnv *env, jobject ctx)
+{
+    jobject v = (*env)->GetObjectField(env, ctx, mqj.view);
+
+    if (v) {
+        (*env)->SetLongField(env, v, mqj.hdl, 0);
+        (*env)->DeleteLocalRef(env, v);
+    }
+}
+
 /* Store the Java-side value of o (dtype != 0) into the C buffer b. */
 static int
 value_from_java(JNIEnv *env, jobject o, jint dtype, MkBufferC *b)

@@ -74,9 +74,14 @@ void *
 mqj_deleted(JNIEnv *env, jobject o, const char *fn)
 {
     jint dtype = o ? (*env)->GetIntField(env, o, mqj.dtype) : 0;
-    if (dtype)
+    if (dtype > 0)
         return mqj_buf_materialize(env, o, dtype);
-    if (!o)
+    if (dtype == MQJ_VIEW)
+        mqj_throw(env, MK_ERR_ARGUMENT,
+                  "%s: the buffer from ReadBUFR is no longer valid (it lasts until the next "
+                  "ReadBUFR, the end of the service or callback, or the next blocking call on "
+                  "its context); use ReadBUF for a copy to keep", fn);
+    else if (!o)
         mqj_throw(env, MK_ERR_ARGUMENT, "%s: null object", fn);
     else
         mqj_throw(env, MQ_ERR_LINK, "%s: the %s was deleted", fn,
@@ -136,6 +141,7 @@ cache(JNIEnv *env)
         !(mqj.dtype = (*env)->GetFieldID(env, obj, "dtype", "I")) ||
         !(mqj.dval = (*env)->GetFieldID(env, obj, "dval", "J")) ||
         !(mqj.dref = (*env)->GetFieldID(env, obj, "dref", "[B")) ||
+        !(mqj.view = (*env)->GetFieldID(env, obj, "view", "L" MQJ_PKG "MkBufferC;")) ||
         !(mqj.adopt = (*env)->GetMethodID(env, obj, "adopt", "(JI)V")) ||
         (*env)->RegisterNatives(env, obj, object_natives, 1) != 0)
         return 0;

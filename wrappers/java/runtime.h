@@ -47,6 +47,7 @@ typedef struct {
     jmethodID buf_init;         /* MkBufferC(long, boolean) */
     int buf_kind;               /* its index in mqj_classes */
     jfieldID dtype, dval, dref; /* MkObjectC's Java-side value */
+    jfieldID view;              /* MkObjectC.view: a context's ReadBUFR buffer */
     jmethodID adopt;            /* MkObjectC.adopt(long, int) */
     jclass *cls;                /* mqj_classes[i], in the table's order */
     jmethodID *cls_init;        /* their (long, boolean) constructors (plain) */
@@ -149,6 +150,15 @@ mqj_to_CTX(JNIEnv *env, jobject o, MqContextC **c, const char *fn)
 /* A borrowed buffer as an owned copy, safe to keep: its value held on the
  * Java side (no C object until a method needs one). */
 jobject mqj_from_BUF(JNIEnv *env, MkBufferC *buf);
+/* ReadBUFR: the context's one reusable view (MkObjectC.view, dtype
+ * MQJ_VIEW), pointed at buf: no allocation and no copy per read.
+ * mqj_view_end points it at nothing (its methods throw from then on): the
+ * runtime calls it when a service or callback returns, before each blocking
+ * call on the context (the event loop replaces the read message) and when
+ * the context is deleted, so a kept view never reaches freed memory. */
+enum { MQJ_VIEW = -1 };
+jobject mqj_view(JNIEnv *env, jobject ctx, MkBufferC *buf);
+void mqj_view_end(JNIEnv *env, jobject ctx);
 /* The wrapper object of a context (a new local reference), null for NULL. */
 jobject mqj_from_CTX(JNIEnv *env, MqContextC *ctx);
 

@@ -41,6 +41,28 @@ test "SendEND_AND_CALLBACK takes a block, a Proc, a lambda without argument, a M
   check got == [[:block, 0], [:proc, 1], [:lambda0, 2], [:method, 3], [:name, 4], [:call, 5]], got.inspect
 end
 
+test "ReadBUFR: one reused view, dead after its callback or a blocking call; ReadBUF's copy survives" do
+  kept = copy = same = nil
+  c.SendSTART(); c.SendSTR("I32"); c.SendI32(7)
+  c.SendEND_AND_CALLBACK("ECHO") { |ctx| kept = ctx.ReadBUFR() }
+  100.times { break if kept; c.ProcessEvent(MQ_WAIT_ONCE, 1000) }
+  check kept.is_a?(MkBufferC), kept.inspect
+  raises(MkExceptionC, /ReadBUFR is no longer valid/) { kept.GetI32() }
+  c.SendSTART(); c.SendSTR("I32"); c.SendI32(8)
+  c.SendEND_AND_CALLBACK("ECHO") { |ctx| copy = ctx.ReadBUF() }
+  100.times { break if copy; c.ProcessEvent(MQ_WAIT_ONCE, 1000) }
+  check copy.GetI32() == 8, "the copy outlives the callback"
+  c.SendSTART(); c.SendSTR("I32"); c.SendI32(9)
+  c.SendEND_AND_WAIT("ECHO")
+  v = c.ReadBUFR()
+  check v.GetI32() == 9 && v.equal?(kept), "the same object, pointed at the new read"
+  c.SendSTART(); c.SendSTR("I32"); c.SendI32(10)
+  c.SendEND_AND_WAIT("ECHO")
+  raises(MkExceptionC, /no longer valid/) { v.GetI32() }
+  raises(MkExceptionC, /no longer valid/) { c.SendBUF(v) }
+  c.ReadI32()
+end
+
 test "a callable that is none raises TypeError; a bad token raises ArgumentError" do
   c.SendSTART()
   raises(TypeError) { c.SendEND_AND_CALLBACK("ECHO", 42) }

@@ -1,7 +1,8 @@
 #!/usr/bin/env ruby
 # perfserver.rb — the performance suite's server in Ruby: the reference's
 # five services (../shared/reference/README_PERFORMANCE.txt: NTHT RDUL ECUL
-# BUST BFLT), as its Python services are, in Ruby.
+# BUST BFLT), as its Python services are, in Ruby.  Reads passed on at once
+# use ReadBUFR (a view, no allocation), as the C++ server uses MkBufferR.
 #
 #   ruby perfserver.rb [link options]          (pipe: perfclient ... @ ruby perfserver.rb)
 #   ruby perfserver.rb --uds --file PATH --fork|--spawn
@@ -27,7 +28,7 @@ class PerfServer < MqContextC
     ReadI16()
     ReadI32()
     ReadDBL()
-    ReadBUF()
+    ReadBUFR()
   end
 
   def ECUL
@@ -42,7 +43,7 @@ class PerfServer < MqContextC
 
   def BUST
     bus = MkBufferStreamC.CreateTLS("perfserver-BUST")
-    bus.WriteBUF(ReadBUF()) while ReadItemExists()
+    bus.WriteBUF(ReadBUFR()) while ReadItemExists()
     bus.PosToStart()
     SendSTART()
     SendBUF(bus.ReadBUF()) while bus.ReadItemExists()
@@ -51,7 +52,7 @@ class PerfServer < MqContextC
 
   def BFLT
     bfl = MkBufferListC.CreateTLS("perfserver-BFLT")
-    bfl.AppendBUF(ReadBUF()) while ReadItemExists()
+    bfl.AppendBUF(ReadBUFR()) while ReadItemExists()
     SendSTART()
     bfl.Size().times { |i| SendBUF(bfl.IndexGet(i)) }
     SendRETURN()

@@ -84,6 +84,14 @@ mqrb_plain_delete(VALUE self, const rb_data_type_t *type, void (*del)(void *))
 void *
 mqrb_deleted_ptr(VALUE self, const char *fn)
 {
+    if (rb_typeddata_is_kind_of(self, &mqrb_MkBufferC_type) &&
+        ((mqrb_plain *)RTYPEDDATA_DATA(self))->view)
+        rb_exc_raise(rb_funcall(
+            mqrb_eMkExceptionC, rb_intern("new"), 2,
+            rb_sprintf("%s: the buffer from ReadBUFR is no longer valid (it lasts until the "
+                       "next ReadBUFR, the end of the service or callback, or the next "
+                       "blocking call on its context); use ReadBUF for a copy to keep", fn),
+            INT2FIX(MK_ERR_ARGUMENT)));
     rb_exc_raise(rb_funcall(mqrb_eMkExceptionC, rb_intern("new"), 2,
                             rb_sprintf("%s: the object was deleted", fn),
                             INT2FIX(MK_ERR_ARGUMENT)));
@@ -102,6 +110,35 @@ ctx_mark(void *p)
     VALUE pv;
     if (parent && parent != o->obj && (pv = (VALUE)MqContextGetUserData(parent)))
         rb_gc_mark(pv);
+    if (o->view)
+        rb_gc_mark(o->view);
+}
+
+VALUE
+mqrb_view(VALUE self, MkBufferC *buf)
+{
+    mqrb_ctx *o = RTYPEDDATA_DATA(self);
+    if (!o->view) {
+        VALUE v = mqrb_plain_wrap(mqrb_cMkBufferC, &mqrb_MkBufferC_type, buf, 0);
+        ((mqrb_plain *)RTYPEDDATA_DATA(v))->view = 1;
+        o->view = v;
+        return v;
+    }
+    ((mqrb_plain *)RTYPEDDATA_DATA(o->view))->obj = buf;
+    return o->view;
+}
+
+static void
+view_end(mqrb_ctx *o)
+{
+    if (o->view)
+        ((mqrb_plain *)RTYPEDDATA_DATA(o->view))->obj = NULL;
+}
+
+void
+mqrb_view_end(VALUE self)
+{
+    view_end(RTYPEDDATA_DATA(self));
 }
 
 /* Runs at the start of MqContextDelete, whoever calls it, with the GVL
@@ -112,6 +149,7 @@ ctx_destroyed(MqContextC *ctx, void *data)
     mqrb_ctx *o = data;
     MqContextSetUserData(ctx, NULL);
     o->obj = NULL;
+    view_end(o);
     mqrb_keep_del(&o->lib);
 }
 

@@ -24,6 +24,7 @@
 typedef struct {
     void *obj;
     int owned;
+    int view; /* a context's ReadBUFR buffer: obj is borrowed, NULL once it ends */
 } mqrb_plain;
 
 size_t mqrb_plain_size(const void *p);
@@ -61,7 +62,17 @@ typedef struct {
     MqContextC *obj;
     VALUE self;
     mqrb_keep lib; /* linked while the library owns this instance */
+    VALUE view;    /* the ReadBUFR buffer, made at the first ReadBUFR (0 before) */
 } mqrb_ctx;
+
+/* ReadBUFR: the context's one reusable MkBufferC, pointed at buf: no
+ * allocation and no copy per read.  mqrb_view_end points it at nothing (its
+ * methods raise from then on): the runtime calls it when a service or
+ * callback returns, before each blocking call on the context (the event
+ * loop replaces the read message) and when the context is deleted, so a
+ * kept view never reaches freed memory. */
+VALUE mqrb_view(VALUE self, MkBufferC *buf);
+void mqrb_view_end(VALUE self);
 
 extern const rb_data_type_t mqrb_ctx_type;
 extern VALUE mqrb_cMqContextC;

@@ -533,6 +533,7 @@ MqContextC_LinkCreate(VALUE self, VALUE a0)
     volatile VALUE argv_keep;
     MkErrorE rc;
 
+    mqrb_view_end(self);
     mqrb_to_ARGV(a0, &argv, &argv_keep, "LinkCreate");
     rc = MqLinkCreate(obj, argv.argc, argv.argv);
     mqrb_argv_done(&argv); RB_GC_GUARD(argv_keep);
@@ -577,6 +578,7 @@ MqContextC_ProcessEvent(int nargs, VALUE *args, VALUE self)
     MkErrorE rc;
 
     mqrb_args(nargs, args, 0, 2, -1, a);
+    mqrb_view_end(self);
     if (a[0] != Qundef)
         wait = mqrb_to_WAIT(a[0], "ProcessEvent");
     if (a[1] != Qundef)
@@ -780,6 +782,20 @@ MqContextC_ReadBUF(VALUE self)
     return mqrb_from_BUF(v);
 }
 
+/* ReadBUFR: the view form of ReadBUF, no allocation and no copy: one buffer per context, valid until the next ReadBUFR, the end of the service or callback, or the next blocking call on this context; after that its methods raise. */
+static VALUE
+MqContextC_ReadBUFR(VALUE self)
+{
+    MqContextC *obj = mqrb_ctx_get(self, "ReadBUFR");
+    MkBufferC *v = NULL;
+    MkErrorE rc;
+
+    rc = MqReadBUF(obj, &v);
+    if (rc == MK_ERROR)
+        mqrb_raise_ctx(obj);
+    return mqrb_view(self, v);
+}
+
 /* Move the next item. */
 static VALUE
 MqContextC_ProxyItem(VALUE self, VALUE a0)
@@ -896,6 +912,7 @@ mqrb_glue_init(VALUE module, VALUE cContext)
     rb_define_method(c, "ReadI32", MqContextC_ReadI32, 0);
     rb_define_method(c, "ReadBIN", MqContextC_ReadBIN, 0);
     rb_define_method(c, "ReadBUF", MqContextC_ReadBUF, 0);
+    rb_define_method(c, "ReadBUFR", MqContextC_ReadBUFR, 0);
     rb_define_method(c, "ProxyItem", MqContextC_ProxyItem, 1);
     rb_define_method(c, "LinkGetParent", MqContextC_LinkGetParent, 0);
     rb_define_method(c, "ErrorSet", MqContextC_ErrorSet, 2);

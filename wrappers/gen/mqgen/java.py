@@ -101,8 +101,28 @@ def java_default(api, inp):
     return d
 
 
-def c_name(plan):
-    return "%s_%s" % (plan.cls.name if plan.cls else MODULE, plan.name)
+def c_name(plan, suffix=""):
+    return "%s_%s%s" % (plan.cls.name if plan.cls else MODULE, plan.name, suffix)
+
+
+# A borrowed read also gets a view form, NAME + VIEW (ReadBUFR), on a
+# context only: a context's read ends with its service, which the runtime
+# sees (the end of each callback and each blocking call invalidate the view,
+# mqj_view_end), so a kept view throws instead of reading freed memory.  A
+# stream's or a list's borrowed value ends with its next write, which no
+# native tracks, so there the copy stays the only form.
+VIEW = "R"
+
+
+def has_view(plan):
+    r = plan.result
+    return (plan.on_object and not plan.cls.plain and not plan.inputs and r.kind == "out"
+            and r.type == "BUF" and r.borrowed)
+
+
+def ends_views(plan):
+    """A call that may run the event loop, which replaces the read message."""
+    return plan.on_object and not plan.cls.plain and plan.blocking
 
 
 def is_static(plan):
@@ -114,8 +134,8 @@ def is_static(plan):
 class FuncGlue:
     """One JNI function, rendered from its plan."""
 
-    def __init__(self, plan, out):
-        self.plan, self.w = plan, out.append
+    def __init__(self, plan, out, view=False):
+        self.plan, self.w, self.view = plan, out.append, view
 
     def params(self):
         p = self.plan
@@ -125,15 +145,17 @@ class FuncGlue:
 
     def emit(self):
         p = self.plan
-        self.w("/* %s */" % p.doc)
+        self.w("/* %s */" % (view_doc(p) if self.view else p.doc))
         self.w("static %s JNICALL" % ret_jni(p))
-        self.w("%s(%s)" % (c_name(p), self.params()))
+        self.w("%s(%s)" % (c_name(p, VIEW if self.view else ""), self.params()))
         self.w("{")
         if self.declare_locals():
             self.w("")
         if p.on_object:
             self.w("    if (!obj)")
             self.w("        " + fail_return(p))
+        if ends_views(p):
+            self.w("    mqj_view_end(env, self);")
         self.convert()
         self.call_and_return()
         self.w("}")
@@ -142,7 +164,8 @@ class FuncGlue:
     def declare_locals(self):
         p, lines = self.plan, []
         if p.on_object:
-            lines.append('%s *obj = mqj_ptr(env, self, "%s");' % (p.cls.c, p.name))
+            lines.append('%s *obj = mqj_ptr(env, self, "%s");' % (p.cls.c, p.name + (
+                VIEW if self.view else "")))
         for i in p.inputs:
             lines += [d.format(n=i.param.name) + ";" for d in jcol(i.param.type).local]
         for a in p.c_args:
@@ -231,6 +254,8 @@ class FuncGlue:
         p, r = self.plan, self.plan.result
         if r.kind == "continue":
             self.w("    return rc == MK_OK ? JNI_TRUE : JNI_FALSE;")
+        elif r.kind == "out" and self.view:
+            self.w("    return mqj_view(env, self, %s);" % r.param.name)
         elif r.kind == "out":
             self.w("    return %s;" % jcol(r.type).value.format(
                 v=r.param.name, size=r.param.name + "_size"))
@@ -276,6 +301,9 @@ def natives(out, decl, k, funcs):
         for _, ss in variants(p):
             out.append('    {"%s", "(%s)%s", (void *)%s},' % (f.name, "".join(ss), ret_sig(p),
                                                                 impl))
+        if has_view(p):
+            out.append('    {"%s%s", "()%s", (void *)%s},' % (f.name, VIEW, ret_sig(p),
+                                                             c_name(p, VIEW)))
     out += ["};", ""]
 
 
@@ -298,6 +326,8 @@ def emit_glue(api):
                     (f.kind == "dtor" and k.plain):
                 continue
             FuncGlue(f.plan, out).emit()
+            if has_view(f.plan):
+                FuncGlue(f.plan, out, view=True).emit()
         natives(out, "static const JNINativeMethod %s_natives" % k.name, k, k.funcs)
         if k.plain:
             out += ["static void", "%s_free(void *o)" % k.name, "{",
@@ -312,6 +342,13 @@ def emit_glue(api):
 
 
 # ---------------------------------------------------------------- Java side
+
+def view_doc(plan):
+    return ("%s: the view form of %s, no allocation and no copy: one buffer per context,"
+            " valid until the next %s%s, the end of the service or callback, or the next"
+            " blocking call on this context; after that its methods throw.  %s returns a"
+            " copy to keep." % (plan.name + VIEW, plan.name, plan.name, VIEW, plan.name))
+
 
 def java_params(plan, types):
     return ", ".join("%s %s" % (t, i.param.name) for t, i in zip(types, plan.inputs))
@@ -378,6 +415,9 @@ def java_class(api, index, k):
                      "    public native void %s();" % f.name, ""]
         else:
             java_method(api, p, body)
+            if has_view(p):
+                body += [java_doc(view_doc(p)),
+                         "    public native %s %s%s();" % (ret_type(p), p.name, VIEW), ""]
     return java_file(api, k.name, out, body)
 
 

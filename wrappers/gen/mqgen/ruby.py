@@ -22,15 +22,40 @@ def variadic(plan):
     return plan.kind == "handwritten" or any(i.optional for i in plan.inputs) or plan.callbacks
 
 
-def cname(plan):
-    return "%s_%s" % (plan.cls.name if plan.cls else "module", plan.name)
+def cname(plan, suffix=""):
+    return "%s_%s%s" % (plan.cls.name if plan.cls else "module", plan.name, suffix)
 
 
-def getter(plan):
-    k = plan.cls
+# A context's borrowed read also gets the view form NAME + VIEW (ReadBUFR),
+# as in Java (java.py): the runtime ends the view with the service, a
+# blocking call on the context or its deletion (mqrb_view_end); streams and
+# lists keep only the copy.
+VIEW = "R"
+
+
+def has_view(plan):
+    r = plan.result
+    return (plan.on_object and not plan.cls.plain and not plan.inputs and r.kind == "out"
+            and r.type == "BUF" and r.borrowed)
+
+
+def ends_views(plan):
+    """A call that may run the event loop, which replaces the read message."""
+    return plan.on_object and not plan.cls.plain and plan.blocking
+
+
+def view_doc(plan):
+    return ("%s%s: the view form of %s, no allocation and no copy: one buffer per context,"
+            " valid until the next %s%s, the end of the service or callback, or the next"
+            " blocking call on this context; after that its methods raise." % (
+                plan.name, VIEW, plan.name, plan.name, VIEW))
+
+
+def getter(plan, name=None):
+    k, name = plan.cls, name or plan.name
     if k.plain:
-        return '%s *obj = mqrb_plain_get(self, &mqrb_%s_type, "%s");' % (k.c, k.name, plan.name)
-    return '%s *obj = mqrb_ctx_get(self, "%s");' % (k.c, plan.name)
+        return '%s *obj = mqrb_plain_get(self, &mqrb_%s_type, "%s");' % (k.c, k.name, name)
+    return '%s *obj = mqrb_ctx_get(self, "%s");' % (k.c, name)
 
 
 def error_value(plan):
@@ -42,8 +67,8 @@ def raise_stmt(plan):
 
 
 class FuncGlue:
-    def __init__(self, plan, out):
-        self.plan, self.w = plan, out.append
+    def __init__(self, plan, out, view=False):
+        self.plan, self.w, self.view = plan, out.append, view
         self.var = variadic(plan)
 
     def arg(self, i):
@@ -57,11 +82,13 @@ class FuncGlue:
 
     def emit(self):
         p = self.plan
-        self.w("/* %s */" % p.doc)
+        self.w("/* %s */" % (view_doc(p) if self.view else p.doc))
         self.w("static VALUE")
-        self.w("%s(%s)" % (cname(p), self.signature()))
+        self.w("%s(%s)" % (cname(p, VIEW if self.view else ""), self.signature()))
         self.w("{")
         self.declare_locals()
+        if ends_views(p):
+            self.w("    mqrb_view_end(self);")
         self.convert()
         self.call_and_return()
         self.w("}")
@@ -70,7 +97,7 @@ class FuncGlue:
     def declare_locals(self):
         p = self.plan
         if p.on_object:
-            self.w("    " + getter(p))
+            self.w("    " + getter(p, p.name + (VIEW if self.view else "")))
         if self.var:
             self.w("    VALUE a[%d];" % len(p.inputs))
         for line in c_locals(p, LANG):
@@ -160,6 +187,8 @@ class FuncGlue:
         p, r = self.plan, self.plan.result
         if r.kind == "continue":
             self.w("    return rc == MK_OK ? Qtrue : Qfalse;")
+        elif r.kind == "out" and self.view:
+            self.w("    return mqrb_view(self, %s);" % r.param.name)
         elif r.kind == "out":
             self.w("    return %s;" % col(r.type, LANG).build.format(
                 v=r.param.name, size=r.param.name + "_size"))
@@ -230,6 +259,8 @@ def define(out, var, f):
         out.append('    rb_define_singleton_method(%s, "%s", %s, %d);' % (var, f.name, impl, arity))
     else:
         out.append('    rb_define_method(%s, "%s", %s, %d);' % (var, f.name, impl, arity))
+    if has_view(p):
+        out.append('    rb_define_method(%s, "%s%s", %s, 0);' % (var, f.name, VIEW, cname(p, VIEW)))
 
 
 def emit(api):
@@ -243,6 +274,8 @@ def emit(api):
         for f in k.funcs:
             if f.kind != "handwritten":
                 FuncGlue(f.plan, out).emit()
+            if has_view(f.plan):
+                FuncGlue(f.plan, out, view=True).emit()
     out += ["/* Classes, methods, module functions and constants, under module. */",
             "void", "mqrb_glue_init(VALUE module, VALUE cContext)", "{", "    VALUE c;", ""]
     for c in api.consts:
