@@ -128,9 +128,13 @@ if ls "$top_builddir"/wrappers/python/mqlink*.so >/dev/null 2>&1; then
     }
     check "python: PYTHONPATH=PREFIX/lib/python3*/site-packages, import mqlink" py_import
     typecheck_cases "make install" "$(echo "$root$prefix"/lib/python3*/site-packages)"
-    pip_install() { # pip install wrappers/python against the installed tree
-        "${PYTHON:-python3}" -m pip install -q --no-deps --target "$tmp/pip" \
-            "$top_srcdir/wrappers/python" 2>&1
+    pip_install() { # pip install wrappers/python against the installed tree, from a
+        # copy: pip builds in the source directory (build/, *.egg-info)
+        mkdir -p "$tmp/src/wrappers" &&
+            cp -R "$top_srcdir/wrappers/python" "$top_srcdir/wrappers/api" \
+                "$top_srcdir/wrappers/gen" "$tmp/src/wrappers/" &&
+            "${PYTHON:-python3}" -m pip install -q --no-deps --target "$tmp/pip" \
+                "$tmp/src/wrappers/python" 2>&1
     }
     if out=$(pip_install); then
         typecheck_cases "pip install" "$tmp/pip"
