@@ -59,13 +59,14 @@ INTEROP_SERVER_cxx = $(abs_top_builddir)/tests/interop/cxxserver
 # client that stops early fails instead of dropping cases.  The clients in
 # INTEROP_CASES_OWN pairs run one case more: a server-specific one against a
 # server they know (the same language's; cxx also Python's).
-INTEROP_CASES_OWN = py-py cxx-cxx cxx-py tcl-tcl rb-rb
+INTEROP_CASES_OWN = py-py cxx-cxx cxx-py tcl-tcl rb-rb java-java
 INTEROP_CASES = $$(($(INTEROP_CASES_$(firstword $(subst -, ,$*))) + $(words $(filter $*,$(INTEROP_CASES_OWN)))))
 INTEROP_CASES_c = 13
 INTEROP_CASES_cxx = 17
 INTEROP_CASES_py = 17
 INTEROP_CASES_tcl = 18
 INTEROP_CASES_rb = 18
+INTEROP_CASES_java = 16
 INTEROP_CLIENT_tcl = $(TCLSH) $(abs_top_srcdir)/tests/interop/tclclient.tcl
 INTEROP_SERVER_tcl = $(TCLSH) $(abs_top_srcdir)/tests/interop/tclserver.tcl
 INTEROP_DRIVERS = $(foreach p,py-py py-c c-py c-cxx cxx-c cxx-cxx py-cxx cxx-py \
@@ -98,7 +99,7 @@ endif
 INTEROP_JAVA_DRIVERS = $(foreach p,java-c java-java c-java java-cxx java-py py-java java-tcl,tests/interop/$(p).sh)
 $(INTEROP_JAVA_DRIVERS): tests/interop/%.sh: Makefile
 	$(AM_V_GEN)$(MKDIR_P) tests/interop && { echo '$(INTEROP_ENV)'; \
-	  echo 'exec $(INTEROP_RUN) "$(INTEROP_CLIENT_$(firstword $(subst -, ,$*)))" "$(INTEROP_SERVER_$(lastword $(subst -, ,$*)))" "$(INTEROP_JAVA_MODES)"'; } > $@ && chmod +x $@
+	  echo 'exec $(INTEROP_RUN) "$(INTEROP_CLIENT_$(firstword $(subst -, ,$*)))" "$(INTEROP_SERVER_$(lastword $(subst -, ,$*)))" "$(INTEROP_JAVA_MODES)" "$(INTEROP_CASES)"'; } > $@ && chmod +x $@
 # A Java client against the Ruby server: the modes both have (no fork, no thread).
 if WITH_RUBY
 TESTS += tests/interop/java-rb.sh
@@ -106,7 +107,7 @@ nodist_check_SCRIPTS += tests/interop/java-rb.sh
 CLEANFILES += tests/interop/java-rb.sh
 tests/interop/java-rb.sh: Makefile
 	$(AM_V_GEN)$(MKDIR_P) tests/interop && { echo '$(INTEROP_ENV)'; \
-	  echo 'exec $(INTEROP_RUN) "$(INTEROP_CLIENT_java)" "$(INTEROP_SERVER_rb)" "pipe uds-spawn tcp-spawn"'; } > $@ && chmod +x $@
+	  echo 'exec $(INTEROP_RUN) "$(INTEROP_CLIENT_java)" "$(INTEROP_SERVER_rb)" "pipe uds-spawn tcp-spawn" "$(INTEROP_CASES_java)"'; } > $@ && chmod +x $@
 endif
 endif
 
