@@ -285,6 +285,12 @@ mqi_loop(MqContextC *ctx, mqi_pending *waiter, MK_I64 deadline, int once)
             if (due >= 0 && (until < 0 || due < until))
                 until = due;
         }
+        if (c->is_server && mqi_stop_signal()) {
+            /* stop.c: end the link as if the client had closed it */
+            MkErrorSet(c->err, MQ_ERR_LINK, "stopped by signal %d", mqi_stop_signal());
+            c->up = 0;
+            continue; /* logged and ended at the top */
+        }
         if (c->rbuf_full) {
             /* no room to read into (--max-buffered): input would end every
              * wait at once, so wait for room, a moment at a time */

@@ -72,6 +72,7 @@ client_connect(MqContextC *ctx)
 MkErrorE
 mqi_server_attach(MqContextC *ctx, int fd)
 {
+    mqi_stop_catch(); /* a server process: its stop signals end the link */
     mqi_conn *c = mqi_conn_create(fd, &ctx->cfg, 1);
     if (!c) {
         close(fd);

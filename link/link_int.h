@@ -404,4 +404,11 @@ void mqi_instance_serve(MqContextC *tmpl, int fd);
 /* Listen, accept and start instances as configured (see mqlink.h). */
 MkErrorE mqi_listen_serve(MqContextC *ctx);
 
+/* stop.c: SIGINT, SIGTERM and SIGHUP of a server process set a flag (and end
+ * the calling thread's waits with EINTR); mqi_stop_signal() is that signal,
+ * or 0.  Called by the thread that will wait, once the process listens or
+ * serves as a server; later calls change nothing. */
+void mqi_stop_catch(void);
+int mqi_stop_signal(void);
+
 #endif /* MQ_LINK_INT_H */

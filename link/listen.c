@@ -1,8 +1,11 @@
 /* listen.c — a listening server: accept connections and start one instance
  * for each in the configured start mode (--thread: the pool of start/thread.c
  * accepts), or, without a start mode, serve the first connection in this
- * context.  SIGTERM or SIGINT end the listener in order: socket file
- * removed, exit status 0. */
+ * context.  SIGINT, SIGTERM or SIGHUP end the listener in order (stop.c):
+ * socket file removed, exit status 0.  Instances started with --fork or
+ * --spawn are processes of their own: they go on serving their open links
+ * until the client closes them or a signal reaches them too (Ctrl-C in a
+ * terminal reaches the whole process group). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
@@ -16,24 +19,6 @@
 
 #include "start/start.h"
 #include "transport/transport.h"
-
-static volatile sig_atomic_t stop_signal;
-
-static void
-on_stop(int sig)
-{
-    stop_signal = sig;
-}
-
-/* Take over SIGTERM/SIGINT only where nobody else handles them. */
-static void
-catch_stop(int sig)
-{
-    struct sigaction old, sa = {.sa_handler = on_stop};
-    sigemptyset(&sa.sa_mask);
-    if (sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_DFL)
-        sigaction(sig, &sa, NULL);
-}
 
 typedef struct {
     int lfd, fd;
@@ -53,7 +38,7 @@ accept_one(int lfd)
     accept_args a = {lfd, -1};
     do
         mqi_block_run(accept_fn, &a);
-    while (a.fd < 0 && errno == EINTR && !stop_signal && !mqi_block_stopped());
+    while (a.fd < 0 && errno == EINTR && !mqi_stop_signal() && !mqi_block_stopped());
     return a.fd;
 }
 
@@ -120,7 +105,7 @@ accept_loop(MqContextC *ctx, const mqi_transport *tp, int lfd)
 {
     int alive = 0; /* instances started, not yet reaped */
     mqi_refusals refused = {0};
-    while (!stop_signal && !mqi_block_stopped()) {
+    while (!mqi_stop_signal() && !mqi_block_stopped()) {
         struct pollfd p = {.fd = lfd, .events = POLLIN};
         int n = mqi_block_poll(&p, 1, 500);
         if (n <= 0) {
@@ -144,16 +129,29 @@ accept_loop(MqContextC *ctx, const mqi_transport *tp, int lfd)
 static void
 wait_for_stop(void)
 {
-    while (!stop_signal && !mqi_block_stopped())
+    while (!mqi_stop_signal() && !mqi_block_stopped())
         mqi_block_poll(NULL, 0, 500);
+}
+
+/* The listener is done: stop listening and leave. */
+static void
+leave(MqContextC *ctx, const mqi_transport *tp, int lfd)
+{
+    stop_listening(ctx, tp, lfd);
+    if (mqi_stop_signal())
+        mqi_log(ctx, MK_LOG_INFO, "listener stopped by signal %d", (int)mqi_stop_signal());
+    else
+        mqi_log(ctx, MK_LOG_INFO, "listener stopped: its thread was interrupted");
+    /* Instances may still run in other threads: leave the way the signal
+     * would have (no exit handlers racing them), with the output flushed. */
+    fflush(NULL);
+    _exit(0);
 }
 
 /* Returns only when the thread pool cannot start. */
 static void
 serve_forever(MqContextC *ctx, const mqi_transport *tp, int lfd)
 {
-    catch_stop(SIGTERM);
-    catch_stop(SIGINT);
     (void)MkLogGetLevel(); /* read the environment once, not in every instance */
     if (ctx->cfg.start != MQI_START_THREAD)
         accept_loop(ctx, tp, lfd);
@@ -161,15 +159,7 @@ serve_forever(MqContextC *ctx, const mqi_transport *tp, int lfd)
         return;
     else
         wait_for_stop();
-    stop_listening(ctx, tp, lfd);
-    if (stop_signal)
-        mqi_log(ctx, MK_LOG_INFO, "listener stopped by signal %d", (int)stop_signal);
-    else
-        mqi_log(ctx, MK_LOG_INFO, "listener stopped: its thread was interrupted");
-    /* Instances may still run in other threads: leave the way the signal
-     * would have (no exit handlers racing them), with the output flushed. */
-    fflush(NULL);
-    _exit(0);
+    leave(ctx, tp, lfd);
 }
 
 MkErrorE
@@ -183,6 +173,7 @@ mqi_listen_serve(MqContextC *ctx)
         return MK_ERROR;
     if (tp->listen(ctx, &lfd) != MK_OK)
         return MK_ERROR;
+    mqi_stop_catch();
     if (ctx->cfg.start != MQI_START_NONE) {
         serve_forever(ctx, tp, lfd);
         stop_listening(ctx, tp, lfd);
@@ -190,6 +181,8 @@ mqi_listen_serve(MqContextC *ctx)
     }
     int fd = mqi_listen_accept(tp, lfd);
     int e = errno;
+    if (fd < 0 && mqi_stop_signal())
+        leave(ctx, tp, lfd); /* stopped before the first client came */
     stop_listening(ctx, tp, lfd);
     if (fd < 0)
         return MkErrorSet(ctx->err, MQ_ERR_SYSTEM, "LinkCreate: accept failed: %s", strerror(e));

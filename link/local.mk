@@ -15,6 +15,7 @@ link_libmqlink_objs_la_SOURCES = \
 	link/version.c \
 	link/link.c \
 	link/listen.c \
+	link/stop.c \
 	link/conn.c \
 	link/frame.c \
 	link/pending.c \

@@ -138,3 +138,36 @@ tests/interop/rb-rb-gc.sh: Makefile
 	$(AM_V_GEN)$(MKDIR_P) tests/interop && { echo '$(INTEROP_ENV) MQRB_GC_STRESS=1; export MQRB_GC_STRESS;'; \
 	  echo 'exec $(INTEROP_RUN) "$(INTEROP_CLIENT_rb)" "$(INTEROP_SERVER_rb)" "pipe" "$$(($(INTEROP_CASES_rb) + 1))"'; } > $@ && chmod +x $@
 endif
+
+# Stop signals: SIGINT, SIGTERM, SIGHUP to each language's interop server in
+# each start mode it has, listening and serving (signal_test.sh; its client
+# is Python).
+if WITH_PYTHON
+SIGNAL_RUN = $(SHELL) $(abs_top_srcdir)/tests/interop/signal_test.sh
+SIGNAL_MODES_c = plain fork spawn thread
+SIGNAL_MODES_cxx = $(SIGNAL_MODES_c)
+SIGNAL_MODES_py = $(SIGNAL_MODES_c)
+SIGNAL_MODES_tcl = $(SIGNAL_MODES_c)
+SIGNAL_MODES_rb = plain fork spawn
+SIGNAL_MODES_java = plain spawn thread
+SIGNAL_TESTS = tests/interop/signal-c.sh tests/interop/signal-py.sh
+if WITH_CXX
+SIGNAL_TESTS += tests/interop/signal-cxx.sh
+endif
+if WITH_TCL
+SIGNAL_TESTS += tests/interop/signal-tcl.sh
+endif
+if WITH_RUBY
+SIGNAL_TESTS += tests/interop/signal-rb.sh
+endif
+if WITH_JAVA
+SIGNAL_TESTS += tests/interop/signal-java.sh
+endif
+TESTS += $(SIGNAL_TESTS)
+nodist_check_SCRIPTS += $(SIGNAL_TESTS)
+CLEANFILES += $(SIGNAL_TESTS)
+$(SIGNAL_TESTS): tests/interop/signal-%.sh: Makefile
+	$(AM_V_GEN)$(MKDIR_P) tests/interop && { echo '$(INTEROP_ENV)'; \
+	  echo 'exec $(SIGNAL_RUN) "$(SIGNAL_MODES_$*)" $(INTEROP_SERVER_$*)'; } > $@ && chmod +x $@
+endif
+EXTRA_DIST += tests/interop/signal_test.sh
