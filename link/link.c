@@ -119,8 +119,9 @@ error:
 MkErrorE
 MqLinkCreate(MqContextC *ctx, int argc, const char **argv)
 {
-    if (ctx->conn)
+    if (ctx->conn && (ctx->conn->up || ctx->parent))
         return already_linked(ctx, "LinkCreate");
+    MqLinkDelete(ctx); /* a broken link (its peer died): created again below */
     MkErrorReset(ctx->err);
     if (mqi_options_parse(ctx, argc, argv) != MK_OK)
         return MK_ERROR;
@@ -161,8 +162,9 @@ internal_wait(MqContextC *ctx, const char *token)
 MkErrorE
 MqLinkCreateChild(MqContextC *child, MqContextC *parent)
 {
-    if (child->conn)
+    if (child->conn && child->conn->up)
         return already_linked(child, "LinkCreateChild");
+    MqLinkDelete(child); /* its parent's link broke: created again below */
     if (parent->parent)
         parent = parent->parent;
     if (mqi_check_linked(parent, "LinkCreateChild") != MK_OK) {
@@ -222,6 +224,12 @@ MqLinkDelete(MqContextC *ctx)
         ctx->parent = NULL;
         return MK_OK;
     }
+    /* A plain call's answer cannot come on another link: its callback runs
+     * now with the error instead of never.  (A persistent call's is re-sent
+     * by the next LinkCreate, its answer goes to the transaction handler.) */
+    if (!MkErrorIsSet(c->err))
+        MkErrorSet(c->err, MQ_ERR_LINK, "the link was deleted (LinkDelete)");
+    mqi_expire_callbacks(c, 1);
     close_children(c);
     const mqi_transport *tp = mqi_transport_get(ctx->cfg.tp);
     int ask_close = c->up && !c->is_server && tp && tp->server_closes_first;

@@ -43,6 +43,7 @@ EXTRA_DIST += \
 	wrappers/python/buffer_test.py \
 	wrappers/python/threads_test.py \
 	wrappers/python/callback_test.py \
+	wrappers/python/reconnect_test.py \
 	wrappers/python/taptest.py \
 	wrappers/python/typecheck/good.py \
 	wrappers/python/typecheck/bad_argv_str.py \
@@ -140,7 +141,7 @@ endif
 WRAPPER_TESTS =
 if WITH_PYTHON
 WRAPPER_PY_TESTS = wrappers/python/py-configfile.sh wrappers/python/py-buffer.sh \
-	wrappers/python/py-threads.sh wrappers/python/py-callback.sh
+	wrappers/python/py-threads.sh wrappers/python/py-callback.sh wrappers/python/py-reconnect.sh
 WRAPPER_TESTS += $(WRAPPER_PY_TESTS)
 # py-NAME.sh runs wrappers/python/NAME_test.py
 $(WRAPPER_PY_TESTS): wrappers/python/py-%.sh: Makefile
@@ -169,7 +170,7 @@ include wrappers/ruby/local.mk
 TESTS += $(WRAPPER_TESTS)
 nodist_check_SCRIPTS = $(WRAPPER_TESTS)
 CLEANFILES += wrappers/python/py-configfile.sh wrappers/python/py-buffer.sh \
-	wrappers/python/py-threads.sh wrappers/python/py-callback.sh
+	wrappers/python/py-threads.sh wrappers/python/py-callback.sh wrappers/python/py-reconnect.sh
 
 include wrappers/tcl/local.mk
 include tests/interop/local.mk
