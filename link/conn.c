@@ -66,7 +66,7 @@ total_sub(size_t n)
 #endif
 }
 
-/* Log a limit acting on this link, through its parent context. */
+/* Log a limit acting on this link, through the hook of the layer above. */
 static void
 note(mqi_conn *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void
@@ -74,12 +74,12 @@ note(mqi_conn *c, const char *fmt, ...)
 {
     char text[512];
     va_list ap;
-    if (!c->parent)
+    if (!c->note)
         return;
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    mqi_log(c->parent, MK_LOG_WARN, "%s", text);
+    c->note(c, text);
 }
 
 mqi_conn *
@@ -392,6 +392,12 @@ mqi_conn_nap(MK_I64 until)
 MkErrorE
 mqi_conn_flush(mqi_conn *c)
 {
+    return mqi_conn_flush_within(c, c->timeout_ms);
+}
+
+MkErrorE
+mqi_conn_flush_within(mqi_conn *c, MK_I64 timeout_ms)
+{
     mqi_bytes *b = &c->wbuf;
     if (b->off == b->len) {
         b->off = b->len = 0;
@@ -399,7 +405,7 @@ mqi_conn_flush(mqi_conn *c)
     }
     /* Nothing stored leaves before it is committed: one commit for all the
      * persistent calls and answers in this buffer (group commit). */
-    if (mqi_persist_commit(c) != MK_OK)
+    if (c->before_flush && c->before_flush(c) != MK_OK)
         return MK_ERROR;
     MK_I64 deadline = -2; /* taken when a write first has to wait */
     while (b->off < b->len) {
@@ -415,11 +421,11 @@ mqi_conn_flush(mqi_conn *c)
             return MK_ERROR;
         }
         if (deadline == -2)
-            deadline = c->timeout_ms < 0 ? -1 : mqi_now_ms() + c->timeout_ms;
+            deadline = timeout_ms < 0 ? -1 : mqi_now_ms() + timeout_ms;
         MK_I64 left = deadline < 0 ? -1 : deadline - mqi_now_ms();
         if (deadline >= 0 && left <= 0) {
-            mqi_conn_fail(c, MQ_ERR_TIMEOUT, "peer did not read for %lld ms",
-                          (long long)c->timeout_ms);
+            mqi_conn_fail(c, MQ_ERR_TIMEOUT, "peer did not read for %lld ms, link closed",
+                          (long long)timeout_ms);
             return MK_ERROR;
         }
         /* While the peer's buffer is full, take in what it sends us: it may
@@ -523,9 +529,19 @@ mqi_conn_write_raw(mqi_conn *c, const mqi_hdr *h, const void *body)
 MkErrorE
 mqi_conn_write_frame(mqi_conn *c, mqi_hdr *h, const MkBufferStreamC *body)
 {
+    return mqi_conn_write_within(c, h, body, c->timeout_ms);
+}
+
+MkErrorE
+mqi_conn_write_within(mqi_conn *c, mqi_hdr *h, const MkBufferStreamC *body, MK_I64 timeout_ms)
+{
+    unsigned char hdr[MQI_HDR_SIZE];
     h->items = body ? (uint32_t)body->count : 0;
     h->len = body ? (uint32_t)body->len : 0;
-    return mqi_conn_write_raw(c, h, body ? body->data : NULL);
+    mqi_hdr_encode(hdr, h);
+    if (write_all(c, hdr, sizeof hdr) != MK_OK || (h->len && write_all(c, body->data, h->len) != MK_OK))
+        return MK_ERROR;
+    return c->wbuf.len >= c->flush_at ? mqi_conn_flush_within(c, timeout_ms) : MK_OK;
 }
 
 MkErrorE

@@ -45,9 +45,7 @@ MqContextDelete(MqContextC *ctx)
         fn(ctx, ctx->destroy_data);
     }
     MqLinkDelete(ctx);
-    mqi_persist_close(ctx);
-    if (ctx->txn_handler.free)
-        ctx->txn_handler.free(ctx->txn_handler.data);
+    mqi_hooks_context_delete(ctx);
     for (int i = 0; i < ctx->nsvc; i++)
         cb_release(&ctx->svc[i].cb, 1);
     free(ctx->svc);
@@ -201,20 +199,6 @@ mqi_log(MqContextC *ctx, int level, const char *fmt, ...)
     (void)n;
     /* one fprintf, so lines of concurrent processes do not interleave */
     fprintf(stderr, "[%s] %s\n", MqConfigGetName(ctx)[0] ? MqConfigGetName(ctx) : "mqlink", line);
-}
-
-MK_I64
-mqi_now_ms(void)
-{
-    /* Timeouts are milliseconds: the coarse clock (a few ms resolution) is
-     * plenty, and reading it is cheaper than the precise one on every call. */
-    struct timespec ts;
-#ifdef CLOCK_MONOTONIC_COARSE
-    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-#else
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-#endif
-    return (MK_I64)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 MK_I64

@@ -32,12 +32,11 @@ static void
 run_callback(mqi_conn *c, mqi_pending *p, MkBufferStreamC *body)
 {
     MqContextC *to = p->ctx;
-    MkBufferStreamC *saved = to->rd, *saved_ret = to->ret;
-    to->rd = body;
+    mqi_reading was = mqi_read_begin(to, body);
     c->depth++;
     p->cb.fn(to, p->cb.data);
     c->depth--;
-    to->rd = saved == saved_ret ? to->ret : saved; /* a nested wait swapped ret */
+    mqi_read_end(to, was);
     if (p->cb.free)
         p->cb.free(p->cb.data);
     mqi_pend_release(c, p);
@@ -105,10 +104,11 @@ dispatch_answer(mqi_conn *c, const mqi_hdr *h, MkBufferStreamC *body)
         }
         return;
     }
-    int persist = (h->flags & MQI_F_PERSIST) != 0;
-    if (persist && mqi_persist_answered(c, h, body) == MK_CONTINUE)
-        return; /* refused for now: stored, sent again, still awaited */
-    mqi_pending *p = mqi_pend_take(&c->pend, persist ? h->trans | MQI_PERSIST_KEY : h->trans);
+    uint64_t key = h->trans;
+    const mqi_hooks *layer = h->flags ? mqi_hooks_for(h->flags) : NULL;
+    if (layer && layer->answer(c, h, body, &key) == MK_CONTINUE)
+        return; /* not an answer yet (a refused persistent call, sent again) */
+    mqi_pending *p = mqi_pend_take(&c->pend, key);
     if (!p)
         return; /* the caller gave up (timeout): a late answer is dropped */
     p->done = 1;
@@ -119,11 +119,8 @@ dispatch_answer(mqi_conn *c, const mqi_hdr *h, MkBufferStreamC *body)
         MkBufferStreamReset(body);
     }
     if (!p->cb.fn) {
-        if (!p->failed) {
-            /* swap: the answer is not copied; body is this depth's stream */
-            c->rstack[c->depth] = to->ret;
-            to->ret = body;
-        }
+        if (!p->failed)
+            mqi_answer_hand_over(c, to, body);
         return;
     }
     run_callback(c, p, body);
@@ -149,9 +146,10 @@ dispatch(mqi_conn *c, const mqi_hdr *h, MkBufferStreamC *body)
         }
         return;
     }
+    const mqi_hooks *layer = h->flags ? mqi_hooks_for(h->flags) : NULL;
     c->depth++;
-    if (h->flags & MQI_F_PERSIST)
-        mqi_persist_serve(ctx, h, body);
+    if (layer)
+        layer->call(ctx, h, body);
     else
         mqi_serve_call(ctx, h, body);
     c->depth--;

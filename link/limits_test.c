@@ -10,7 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -207,6 +210,73 @@ peer_stops_reading(void)
     lt_dump_on_failure(logfile);
 }
 
+/* A server that answers the handshake and then reads nothing, in a child
+ * process listening on path; killed by the caller. */
+static pid_t
+deaf_server(const char *path)
+{
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    int lfd = socket(AF_UNIX, SOCK_STREAM, 0);
+    snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
+    unlink(path);
+    if (lfd < 0 || bind(lfd, (struct sockaddr *)&a, sizeof a) != 0 || listen(lfd, 1) != 0)
+        return -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        unsigned char pre[16] = {'M', 'Q', 'L', 'K', 1,
+                                 __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? 'B' : 'L', 0, 0, 1};
+        unsigned char in[16];
+        int fd = accept(lfd, NULL, NULL);
+        if (fd >= 0 && recv(fd, in, 16, MSG_WAITALL) == 16 && write(fd, pre, 16) == 16)
+            for (;;)
+                pause();
+        _exit(1);
+    }
+    close(lfd);
+    return pid;
+}
+
+/* MqSendEND's timeout: when the peer stops reading and the write buffer
+ * is full, a one-way call waits that long (not the context's --timeout),
+ * then fails with MQ_ERR_TIMEOUT, and the link is closed with that reason
+ * (part of a frame may have left: the stream cannot go on). */
+static void
+send_end_timeout(void)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s", mqt_temp_path("deaf"));
+    pid_t peer = deaf_server(path);
+    MQT_CHECK(peer > 0);
+    if (peer <= 0)
+        return;
+    MqContextC *c = MqContextCreate();
+    const char *argv[] = {"client", "--uds", "--file", path, "--timeout", "60", NULL};
+    MQT_OK(MqLinkCreate(c, 6, argv), MqErrorGetText(c));
+    static unsigned char blob[60000];
+    MkErrorE rc = MK_OK;
+    MK_I64 took = 0;
+    for (int i = 0; i < 10000 && rc == MK_OK; i++) {
+        MK_I64 start = now_ms();
+        MqSendSTART(c);
+        MqSendBIN(c, blob, sizeof blob);
+        rc = MqSendEND(c, "ECHO", 300);
+        took = now_ms() - start;
+    }
+    printf("# SendEND failed after %lld ms: %s\n", (long long)took, MqErrorGetText(c));
+    MQT_CHECK(rc == MK_ERROR);
+    MQT_CHECK_MSG(MqErrorGetCode(c) == MQ_ERR_TIMEOUT, "code %d", MqErrorGetCode(c));
+    /* a correctness bound, not a speed: far below the context's 60 s */
+    MQT_CHECK_MSG(took >= 250 && took < 20000, "the failing SendEND took %lld ms", (long long)took);
+    MQT_CHECK(strstr(MqErrorGetText(c), "did not read for 300 ms") != NULL);
+    MQT_CHECK(!MqLinkIsConnected(c));
+    MqSendSTART(c);
+    MQT_CHECK(MqSendEND(c, "ECHO", 300) == MK_ERROR && MqErrorGetCode(c) == MQ_ERR_TIMEOUT);
+    MqContextDelete(c);
+    kill(peer, SIGKILL);
+    waitpid(peer, NULL, 0);
+    unlink(path);
+}
+
 /* Peers that never read and peers that send part of a large frame, each
  * up to what the server takes: together they get no more than
  * --max-buffered (and a small read buffer each), the server does not spin
@@ -370,6 +440,8 @@ MODE_CASES(thread, "--thread")
 MODE_CASES(spawn, "--spawn")
 
 static const mqt_case cases[] = {
+    {"a client's SendEND to a peer that stops reading: MQ_ERR_TIMEOUT after its timeout",
+     send_end_timeout},
 #ifdef MQ_HAVE_THREADS
     {"a peer that stops reading: no spin, a proper client served", peer_stops_reading},
     {"peers that fill the buffers: bounded by --max-buffered, no spin", buffered_bytes_bounded},

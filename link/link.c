@@ -14,6 +14,28 @@ already_linked(MqContextC *ctx, const char *what)
                       MqConfigGetName(ctx));
 }
 
+/* The connection's log hook: a limit acting on it goes to its parent's log. */
+static void
+conn_note(mqi_conn *c, const char *text)
+{
+    if (c->parent)
+        mqi_log(c->parent, MK_LOG_WARN, "%s", text);
+}
+
+/* The connection of ctx on fd (closed when there is none). */
+static mqi_conn *
+conn_create(MqContextC *ctx, int fd, int is_server)
+{
+    mqi_conn *c = mqi_conn_create(fd, &ctx->cfg, is_server);
+    if (!c) {
+        close(fd);
+        MkErrorSet(ctx->err, MK_ERR_MEMORY, "LinkCreate: out of memory");
+        return NULL;
+    }
+    c->note = conn_note;
+    return c;
+}
+
 typedef struct {
     MqContextC *ctx;
     int fd, done;
@@ -42,11 +64,9 @@ client_connect(MqContextC *ctx)
     MkErrorE rc = a.rc;
     if (rc != MK_OK)
         return MK_ERROR;
-    mqi_conn *c = mqi_conn_create(fd, &ctx->cfg, 0);
-    if (!c) {
-        close(fd);
-        return MkErrorSet(ctx->err, MK_ERR_MEMORY, "LinkCreate: out of memory");
-    }
+    mqi_conn *c = conn_create(ctx, fd, 0);
+    if (!c)
+        return MK_ERROR;
     c->pid = pid;
     if (mqi_conn_attach(c, ctx, 0) != MK_OK) {
         mqi_conn_free(c);
@@ -61,7 +81,7 @@ client_connect(MqContextC *ctx)
         return MK_ERROR;
     }
     c->up = 1;
-    if (mqi_persist_resume(ctx) != MK_OK) {
+    if (mqi_hooks_link_up(ctx) != MK_OK) {
         MkErrorStack(ctx->err, "while re-sending stored calls");
         MqLinkDelete(ctx);
         return MK_ERROR;
@@ -73,11 +93,9 @@ MkErrorE
 mqi_server_attach(MqContextC *ctx, int fd)
 {
     mqi_stop_catch(); /* a server process: its stop signals end the link */
-    mqi_conn *c = mqi_conn_create(fd, &ctx->cfg, 1);
-    if (!c) {
-        close(fd);
-        return MkErrorSet(ctx->err, MK_ERR_MEMORY, "LinkCreate: out of memory");
-    }
+    mqi_conn *c = conn_create(ctx, fd, 1);
+    if (!c)
+        return MK_ERROR;
     if (mqi_conn_attach(c, ctx, 0) != MK_OK)
         goto error;
     /* A link a listener accepted comes from anyone: it gets the limits on
@@ -127,7 +145,7 @@ MqLinkCreate(MqContextC *ctx, int argc, const char **argv)
         return MK_ERROR;
     if (!ctx->cfg.name && argc > 0 && argv[0])
         MqConfigSetName(ctx, strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0]);
-    if (mqi_persist_open(ctx) != MK_OK)
+    if (mqi_hooks_link_create(ctx) != MK_OK)
         return MK_ERROR;
     if (ctx->cfg.socket_fd >= 0)
         return mqi_server_attach(ctx, ctx->cfg.socket_fd);
@@ -241,7 +259,8 @@ MqLinkDelete(MqContextC *ctx)
     if (c->up)
         mqi_conn_flush(c);
     c->await_close = ask_close && c->up; /* _CLS left */
-    if (mqi_persist_commit(c) != MK_OK)
+    /* what a layer keeps for the link is made durable, sent or not */
+    if (c->before_flush && c->before_flush(c) != MK_OK)
         mqi_log(ctx, MK_LOG_ERROR, "%s", MkErrorGetText(c->err));
     mqi_conn_detach(c, ctx);
     mqi_conn_free(c);

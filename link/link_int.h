@@ -13,7 +13,9 @@
 #define MQ_LINK_INT_H
 
 #include <errno.h>
+#include <string.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "config.h"
 #include "mk_internal.h"
@@ -52,8 +54,6 @@ enum mqi_kind {
 #define MQI_F_PERSIST 0x2u  /* trans is a persistent transaction id (storage) */
 #define MQI_F_RETRY 0x4u    /* error answer of a persistent call: refused for now,
                              * the sender keeps the call and sends it again */
-/* Pending-table keys of persistent calls, apart from ordinary transactions. */
-#define MQI_PERSIST_KEY (1ull << 63)
 
 /* Frame header, 32 bytes in the sender's byte order:
  *   0 magic 'M''Q'  2 version  3 kind  4 token[4]  8 child u32  12 flags u32
@@ -89,7 +89,6 @@ mqi_token_valid(const char *token)
 /* ------------------------------------------------------------ configuration */
 
 enum mqi_tp { MQI_TP_NONE = 0, MQI_TP_PIPE, MQI_TP_UDS, MQI_TP_TCP };
-enum mqi_start { MQI_START_NONE = 0, MQI_START_FORK, MQI_START_THREAD, MQI_START_SPAWN };
 
 typedef struct mqi_config {
     char *name;
@@ -101,7 +100,7 @@ typedef struct mqi_config {
     int debug;
     int silent;
     enum mqi_tp tp;
-    enum mqi_start start;
+    int start;           /* the start mode's id (start/start.h), 0: none */
     char *file;          /* uds path */
     char *host;          /* tcp host */
     char *port;          /* tcp port */
@@ -226,6 +225,13 @@ typedef struct mqi_conn {
     MK_I64 cb_deadline; /* earliest callback deadline, -1 for none */
     mqi_pending *free_pend; /* callback records kept for reuse */
     int nfree_pend;
+    /* The byte layer's two hooks, set by the layers above: before_flush runs
+     * before the write buffer leaves (the storage layer commits there, so
+     * nothing stored leaves before it is durable; NULL: nothing to run);
+     * note logs a limit acting on the link (NULL: not logged). */
+    MkErrorE (*before_flush)(struct mqi_conn *c);
+    void (*note)(struct mqi_conn *c, const char *text);
+    /* the storage layer's per-link facts, kept here for its speed */
     int sid_sent;       /* our storage identity went to the peer */
     char *peer_id;      /* the peer's storage identity (receiver side) */
     uint32_t answers_since_lwm;
@@ -246,8 +252,12 @@ void mqi_conn_free(mqi_conn *c);
 void mqi_conn_fail(mqi_conn *c, MK_I32 code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Write everything buffered; reads incoming bytes meanwhile so both peers
- * can never block each other.  Fails after the connection's timeout. */
+ * can never block each other.  When the peer reads nothing for the
+ * connection's timeout, the link is closed (MQ_ERR_TIMEOUT): a frame may be
+ * half written, so the stream cannot go on. */
 MkErrorE mqi_conn_flush(mqi_conn *c);
+/* The same with its own timeout (negative: none). */
+MkErrorE mqi_conn_flush_within(mqi_conn *c, MK_I64 timeout_ms);
 /* Read what the socket has; MK_CONTINUE when nothing was there. */
 MkErrorE mqi_conn_fill(mqi_conn *c);
 /* Read, blocking until data, end of file or rcvtimeo_ms (MK_CONTINUE). */
@@ -260,6 +270,9 @@ MkErrorE mqi_conn_send_preamble(mqi_conn *c);
 MkErrorE mqi_conn_recv_preamble(mqi_conn *c, MK_I64 timeout_ms);
 /* Append one frame; flushes when the buffer passes its threshold. */
 MkErrorE mqi_conn_write_frame(mqi_conn *c, mqi_hdr *h, const MkBufferStreamC *body);
+/* The same, a flush it needs waiting timeout_ms at most (mqi_conn_flush_within). */
+MkErrorE mqi_conn_write_within(mqi_conn *c, mqi_hdr *h, const MkBufferStreamC *body,
+                               MK_I64 timeout_ms);
 /* The same with an encoded body; h->items and h->len must be set. */
 MkErrorE mqi_conn_write_raw(mqi_conn *c, const mqi_hdr *h, const void *body);
 /* Register ctx under a child id: id 0 for the parent; for a client child
@@ -283,7 +296,7 @@ typedef struct mqi_call {
     char token[5];
     uint64_t trans;
     int answered;
-    int persist;        /* a persistent call: its answer is recorded */
+    uint32_t flags;     /* the call's header flags: a layer's (hooks) writes its answer */
 } mqi_call;
 
 struct MqContextC {
@@ -297,8 +310,8 @@ struct MqContextC {
     MkErrorC err_store;  /* what err points at: no allocation per context */
     MkErrorC *async_err;      /* error of a one-way call, for the next loop turn */
     MkBufferStreamC send;     /* message being built */
-    MkBufferStreamC *ret;     /* answer of the last SendEND_AND_WAIT (swapped in) */
-    MkBufferStreamC *rd;      /* message being read */
+    MkBufferStreamC *ret;     /* answer of the last SendEND_AND_WAIT (handed over) */
+    MkBufferStreamC *rd;      /* message being read (see the answer's handover) */
     mqi_service *svc;
     int nsvc;
     int capsvc;
@@ -323,6 +336,47 @@ struct MqContextC {
     ino_t uds_ino;
 };
 
+/* ------------------------------------------------ the answer's handover
+ *
+ * ctx->rd is the stream ctx reads: the body of the call it serves or of the
+ * answer its callback runs with, both the connection's (one receive stream
+ * per dispatch depth, c->rstack), or ctx->ret, the answer of ctx's last
+ * SendEND_AND_WAIT, which is ctx's own.  A waiter's answer is handed over,
+ * not copied: the stream it arrived in becomes ctx->ret, and the old ret
+ * takes its place in c->rstack, where the next frame of that depth lands.
+ *
+ * Invariant: ctx never reads a stream the connection may write into.  So a
+ * nested run (a service, a callback) that ends restores what ctx read
+ * before it, except that a reader of ctx->ret reads the new ctx->ret: a
+ * wait inside the run may have handed its old stream to the connection. */
+typedef struct mqi_reading {
+    MkBufferStreamC *rd, *ret;
+} mqi_reading;
+
+/* A waiter's answer body (received at the connection's current depth)
+ * becomes to->ret. */
+static inline void
+mqi_answer_hand_over(struct mqi_conn *c, MqContextC *to, MkBufferStreamC *body)
+{
+    c->rstack[c->depth] = to->ret;
+    to->ret = body;
+}
+
+/* ctx reads body until mqi_read_end with what this returns. */
+static inline mqi_reading
+mqi_read_begin(MqContextC *ctx, MkBufferStreamC *body)
+{
+    mqi_reading was = {ctx->rd, ctx->ret};
+    ctx->rd = body;
+    return was;
+}
+
+static inline void
+mqi_read_end(MqContextC *ctx, mqi_reading was)
+{
+    ctx->rd = was.rd == was.ret ? ctx->ret : was.rd;
+}
+
 /* Log through the context's name and --debug / --silent settings. */
 void mqi_log(MqContextC *ctx, int level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -330,8 +384,21 @@ void mqi_log(MqContextC *ctx, int level, const char *fmt, ...)
 MkErrorE mqi_check_linked(MqContextC *ctx, const char *what);
 /* Set ctx's error from the connection's reason. */
 MkErrorE mqi_link_error(MqContextC *ctx, const char *what);
-/* Milliseconds on a monotonic clock; deadline helpers. */
-MK_I64 mqi_now_ms(void);
+/* Milliseconds on a monotonic clock.  Timeouts are milliseconds: the
+ * coarse clock (a few ms resolution) is plenty, and reading it is cheaper
+ * than the precise one on every call. */
+static inline MK_I64
+mqi_now_ms(void)
+{
+    struct timespec ts;
+#ifdef CLOCK_MONOTONIC_COARSE
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+#else
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+#endif
+    return (MK_I64)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+/* When timeout_ms (MQ_TIMEOUT_DEFAULT: ctx's) from now is, -1 for never. */
 MK_I64 mqi_deadline(MqContextC *ctx, MK_I64 timeout_ms);
 
 /* A blocking section (MqSetBlockingCall, MqSetBlockingHooks): every system
@@ -363,35 +430,97 @@ void mqi_serve_call(MqContextC *ctx, const mqi_hdr *h, MkBufferStreamC *body);
 MkErrorE mqi_send_error(MqContextC *ctx, uint64_t trans, MK_I32 code, const char *text);
 /* Link-internal calls (child create / delete) arriving at a server. */
 void mqi_serve_internal(mqi_conn *c, const mqi_hdr *h, MkBufferStreamC *body);
-
-/* --------------------------------------------------- persistent delivery */
-
-/* Open ctx's storage as configured, if it has none yet (clients and
- * single-instance servers at link creation). */
-MkErrorE mqi_persist_open(MqContextC *ctx);
-/* Commit what the storage of the connection's parent has open: before any
- * answer or stored call leaves.  Fails the connection when it cannot. */
-MkErrorE mqi_persist_commit(mqi_conn *c);
-/* Tell the peer our storage identity, once per connection. */
-MkErrorE mqi_persist_announce(MqContextC *ctx, struct mqi_storage *st);
-/* After a (re)connect: announce our identity, re-send unanswered calls. */
-MkErrorE mqi_persist_resume(MqContextC *ctx);
-/* A persistent call arrived: answer a duplicate from storage or serve it. */
-void mqi_persist_serve(MqContextC *ctx, const mqi_hdr *h, MkBufferStreamC *body);
-/* Write an answer frame for the call being served on ctx (recording it
- * first when the call is persistent). */
+/* Write the answer frame (kind MQI_RETURN or MQI_ERROR) of the call being
+ * served on ctx; a call that came with a layer's flag, through its hook. */
 MkErrorE mqi_answer_write(MqContextC *ctx, uint8_t kind, const MkBufferStreamC *body);
-/* The answer h of a persistent call arrived (sender side): forget the call,
- * or, for a refusal with MQI_F_RETRY, keep it and send it again later
- * (MK_CONTINUE: the call is not answered). */
-MkErrorE mqi_persist_answered(mqi_conn *c, const mqi_hdr *h, MkBufferStreamC *body);
-/* Link-internal _SID / _LWM frames on the receiver. */
-void mqi_persist_internal(mqi_conn *c, const mqi_hdr *h, MkBufferStreamC *body);
-/* Close ctx's storage (committing what is open). */
-void mqi_persist_close(MqContextC *ctx);
 /* Wait for the answer of a call sent with transaction key w->trans. */
 MkErrorE mqi_wait_answer(MqContextC *ctx, mqi_pending *w, const char *what, const char *token,
                          MK_I64 timeout_ms);
+
+/* ---------------------------------------------------------------- hooks
+ *
+ * The seams of the core.  A layer beside it (persistent storage: persist*.c
+ * on storage/) plugs in through one table of hooks, listed in hooks.c, the
+ * way a transport plugs in through its table of operations: the core calls
+ * the hooks and names no layer; the layer calls down into the core (frames,
+ * services, the event loop), never the core into it.  The byte layer has
+ * its own two hooks on each connection (mqi_conn.before_flush, .note).
+ * Every hook may be NULL. */
+typedef struct mqi_hooks {
+    const char *name;
+    /* The header flag of the frames the layer handles (MQI_F_*), and the
+     * link-internal tokens it handles, NULL-terminated. */
+    uint32_t flag;
+    const char *const *tokens;
+    /* MqLinkCreate, its options parsed, before connecting or listening. */
+    MkErrorE (*link_create)(MqContextC *ctx);
+    /* A client's link is up (after its handshake). */
+    MkErrorE (*link_up)(MqContextC *ctx);
+    /* MqContextDelete, after the link is gone. */
+    void (*context_delete)(MqContextC *ctx);
+    /* A call frame with the flag arrived for ctx: serve it (mqi_serve_call)
+     * or answer it. */
+    void (*call)(MqContextC *ctx, const mqi_hdr *h, MkBufferStreamC *body);
+    /* An answer frame with the flag arrived: set *key, the pending call it
+     * answers, or return MK_CONTINUE when it answers nobody yet. */
+    MkErrorE (*answer)(mqi_conn *c, const mqi_hdr *h, MkBufferStreamC *body, uint64_t *key);
+    /* The answer r (header made, flags 0) of a call that came with the flag. */
+    MkErrorE (*answer_write)(MqContextC *ctx, mqi_hdr *r, const MkBufferStreamC *body);
+    /* A link-internal frame with one of its tokens. */
+    void (*internal)(mqi_conn *c, const mqi_hdr *h, MkBufferStreamC *body);
+} mqi_hooks;
+
+/* Every layer's hooks, NULL-terminated (hooks.c). */
+extern const mqi_hooks *const mqi_hooks_registered[];
+
+/* The layer whose flag is among flags, NULL for none. */
+static inline const mqi_hooks *
+mqi_hooks_for(uint32_t flags)
+{
+    for (const mqi_hooks *const *l = mqi_hooks_registered; *l; l++)
+        if ((*l)->flag & flags)
+            return *l;
+    return NULL;
+}
+
+/* The layer that handles the link-internal token, NULL for none. */
+static inline const mqi_hooks *
+mqi_hooks_for_token(const char *token)
+{
+    for (const mqi_hooks *const *l = mqi_hooks_registered; *l; l++)
+        for (const char *const *t = (*l)->tokens; t && *t; t++)
+            if (!memcmp(*t, token, 4))
+                return *l;
+    return NULL;
+}
+
+/* Every layer's link_create, link_up (the first error stops) and
+ * context_delete hook. */
+static inline MkErrorE
+mqi_hooks_link_create(MqContextC *ctx)
+{
+    for (const mqi_hooks *const *l = mqi_hooks_registered; *l; l++)
+        if ((*l)->link_create && (*l)->link_create(ctx) != MK_OK)
+            return MK_ERROR;
+    return MK_OK;
+}
+
+static inline MkErrorE
+mqi_hooks_link_up(MqContextC *ctx)
+{
+    for (const mqi_hooks *const *l = mqi_hooks_registered; *l; l++)
+        if ((*l)->link_up && (*l)->link_up(ctx) != MK_OK)
+            return MK_ERROR;
+    return MK_OK;
+}
+
+static inline void
+mqi_hooks_context_delete(MqContextC *ctx)
+{
+    for (const mqi_hooks *const *l = mqi_hooks_registered; *l; l++)
+        if ((*l)->context_delete)
+            (*l)->context_delete(ctx);
+}
 
 /* ------------------------------------------------------------- servers */
 

@@ -1,11 +1,11 @@
 /* listen.c — a listening server: accept connections and start one instance
- * for each in the configured start mode (--thread: the pool of start/thread.c
- * accepts), or, without a start mode, serve the first connection in this
- * context.  SIGINT, SIGTERM or SIGHUP end the listener in order (stop.c):
- * socket file removed, exit status 0.  Instances started with --fork or
- * --spawn are processes of their own: they go on serving their open links
- * until the client closes them or a signal reaches them too (Ctrl-C in a
- * terminal reaches the whole process group). */
+ * for each in the configured start mode (start/start.h: a mode with run,
+ * --thread, accepts on its own), or, without a start mode, serve the first
+ * connection in this context.  SIGINT, SIGTERM or SIGHUP end the listener in
+ * order (stop.c): socket file removed, exit status 0.  Instances started with
+ * --fork or --spawn are processes of their own: they go on serving their open
+ * links until the client closes them or a signal reaches them too (Ctrl-C in
+ * a terminal reaches the whole process group). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
@@ -42,21 +42,13 @@ accept_one(int lfd)
     return a.fd;
 }
 
-int
-mqi_listen_accept(const mqi_transport *tp, int lfd)
+static int
+listen_accept(const mqi_listener *l)
 {
-    int fd = accept_one(lfd);
-    if (fd >= 0 && tp->tune)
-        tp->tune(fd);
+    int fd = accept_one(l->lfd);
+    if (fd >= 0 && l->tp->tune)
+        l->tp->tune(fd);
     return fd;
-}
-
-static MkErrorE
-start_instance(MqContextC *ctx, int lfd, int fd)
-{
-    if (ctx->cfg.start == MQI_START_FORK)
-        return mqi_start_fork(ctx, lfd, fd);
-    return mqi_start_spawn(ctx, fd);
 }
 
 /* A connection past --max-connections is accepted and closed at once
@@ -64,8 +56,8 @@ start_instance(MqContextC *ctx, int lfd, int fd)
  * handshake ends) instead of waiting out its timeout, and the backlog
  * stays free for the moment an instance ends.  A flood of connections
  * makes one log line a second, not one each. */
-void
-mqi_listen_refuse(MqContextC *tmpl, mqi_refusals *r, int fd, int alive)
+static void
+refuse(MqContextC *tmpl, mqi_refusals *r, int fd, int alive)
 {
     close(fd);
     r->count++;
@@ -101,24 +93,25 @@ stop_listening(MqContextC *ctx, const mqi_transport *tp, int lfd)
 
 /* fork and spawn: this thread accepts and starts each instance. */
 static void
-accept_loop(MqContextC *ctx, const mqi_transport *tp, int lfd)
+accept_loop(const mqi_listener *l, const mqi_start_mode *mode)
 {
+    MqContextC *ctx = l->tmpl;
     int alive = 0; /* instances started, not yet reaped */
     mqi_refusals refused = {0};
     while (!mqi_stop_signal() && !mqi_block_stopped()) {
-        struct pollfd p = {.fd = lfd, .events = POLLIN};
+        struct pollfd p = {.fd = l->lfd, .events = POLLIN};
         int n = mqi_block_poll(&p, 1, 500);
         if (n <= 0) {
             alive = reap(alive);
             continue;
         }
-        int fd = mqi_listen_accept(tp, lfd);
+        int fd = l->accept(l);
         if (fd < 0)
             continue;
         alive = reap(alive); /* count the ones that ended up to now */
         if (alive >= ctx->cfg.max_connections)
-            mqi_listen_refuse(ctx, &refused, fd, alive);
-        else if (start_instance(ctx, lfd, fd) != MK_OK)
+            refuse(ctx, &refused, fd, alive);
+        else if (mode->start(l, fd) != MK_OK)
             mqi_log(ctx, MK_LOG_ERROR, "%s", MqErrorGetText(ctx));
         else
             alive++;
@@ -148,38 +141,42 @@ leave(MqContextC *ctx, const mqi_transport *tp, int lfd)
     _exit(0);
 }
 
-/* Returns only when the thread pool cannot start. */
+/* Returns only when a mode that accepts on its own cannot start. */
 static void
-serve_forever(MqContextC *ctx, const mqi_transport *tp, int lfd)
+serve_forever(const mqi_listener *l, const mqi_start_mode *mode)
 {
+    MqContextC *ctx = l->tmpl;
     (void)MkLogGetLevel(); /* read the environment once, not in every instance */
-    if (ctx->cfg.start != MQI_START_THREAD)
-        accept_loop(ctx, tp, lfd);
-    else if (mqi_start_thread_pool(ctx, tp, lfd) != MK_OK)
+    if (!mode->run)
+        accept_loop(l, mode);
+    else if (mode->run(l) != MK_OK)
         return;
     else
         wait_for_stop();
-    leave(ctx, tp, lfd);
+    leave(ctx, l->tp, l->lfd);
 }
 
 MkErrorE
 mqi_listen_serve(MqContextC *ctx)
 {
     const mqi_transport *tp = mqi_transport_get(ctx->cfg.tp);
+    const mqi_start_mode *mode = mqi_start_get(ctx->cfg.start);
     int lfd = -1;
     if (!tp || !tp->listen)
         return MkErrorSet(ctx->err, MQ_ERR_OPTION, "LinkCreate: transport cannot listen");
-    if (ctx->cfg.start == MQI_START_SPAWN && mqi_spawn_prepare(ctx) != MK_OK)
+    if (mode && mode->prepare && mode->prepare(ctx) != MK_OK)
         return MK_ERROR;
     if (tp->listen(ctx, &lfd) != MK_OK)
         return MK_ERROR;
     mqi_stop_catch();
-    if (ctx->cfg.start != MQI_START_NONE) {
-        serve_forever(ctx, tp, lfd);
+    mqi_listener l = {.tmpl = ctx, .tp = tp, .lfd = lfd, .accept = listen_accept,
+                      .serve = mqi_instance_serve, .refuse = refuse};
+    if (mode) {
+        serve_forever(&l, mode);
         stop_listening(ctx, tp, lfd);
         return MK_ERROR;
     }
-    int fd = mqi_listen_accept(tp, lfd);
+    int fd = listen_accept(&l);
     int e = errno;
     if (fd < 0 && mqi_stop_signal())
         leave(ctx, tp, lfd); /* stopped before the first client came */

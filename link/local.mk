@@ -21,6 +21,7 @@ link_libmqlink_objs_la_SOURCES = \
 	link/pending.c \
 	link/idmap.c \
 	link/event.c \
+	link/hooks.c \
 	link/service.c \
 	link/send.c \
 	link/read.c \
@@ -31,6 +32,7 @@ link_libmqlink_objs_la_SOURCES = \
 	link/transport/pipe/pipe.c \
 	link/transport/uds/uds.c \
 	link/transport/tcp/tcp.c \
+	link/start/start.c \
 	link/start/fork.c \
 	link/start/thread.c \
 	link/start/spawn.c
@@ -51,7 +53,8 @@ LINK_TESTS = link/fault_test link/persist_test link/block_test \
 	link/transport/uds/uds_test link/start/start_test link/start/fork_test \
 	link/limits_test link/option_test link/reconnect_test
 check_PROGRAMS += $(LINK_TESTS)
-TESTS += $(LINK_TESTS)
+TESTS += $(LINK_TESTS) link/layers_test.py
+EXTRA_DIST += link/layers_test.py
 link_transport_pipe_pipe_test_LDADD = $(LINK_TEST_HELPERS)
 link_transport_tcp_tcp_test_LDADD = $(LINK_TEST_HELPERS)
 link_transport_uds_uds_test_LDADD = $(LINK_TEST_HELPERS)

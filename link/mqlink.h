@@ -198,7 +198,12 @@ MkErrorE MqSendL_END(MqContextC *ctx);
 /* One-way call: queue the message for token and return; the message is
  * coalesced with others and flushed when the buffer fills, before anything
  * blocks and when the event loop goes idle.  The service's error reaches the
- * sender's next MqProcessEvent. */
+ * sender's next MqProcessEvent.  timeout_ms bounds the wait of a flush this
+ * call makes when the buffer is full and the peer does not read
+ * (MQ_TIMEOUT_DEFAULT: the context's --timeout, below -1: no bound): past
+ * it, the call fails with MQ_ERR_TIMEOUT and the link is closed with the
+ * reason "peer did not read for N ms" (part of a frame may have left, so the
+ * stream cannot go on; what was still buffered is not sent). */
 MkErrorE MqSendEND(MqContextC *ctx, const char *token, MK_I64 timeout_ms);
 /* Call token and serve events until its answer arrives (then read it with
  * Read*) or timeout_ms passes.  The service's error becomes ctx's error. */

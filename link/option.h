@@ -2,8 +2,9 @@
  * --config file), its value, its --help text and the field of mqi_config it
  * sets.  The command line, --help and the config-file keys all read these
  * rows, so an option added here appears in all three (option_test checks).
- * options.c holds the rows of the core; each transport declares its own rows
- * beside its table of operations (mqi_transport.options). */
+ * options.c holds the rows of the core; each transport and each start mode
+ * declares its own rows beside its table of operations (mqi_transport.options,
+ * mqi_start_mode.options). */
 #ifndef MQ_OPTION_H
 #define MQ_OPTION_H
 
@@ -46,7 +47,8 @@ typedef struct mqi_option {
 #define MQI_FIELD(f) .offset = offsetof(mqi_config, f), .size = sizeof(((mqi_config *)0)->f)
 
 /* The i-th list of rows, terminated by a row with name NULL: 0 is the
- * core's, then one per transport in registration order; NULL past the last.
+ * core's, then one per transport and one per start mode in registration
+ * order, then the program's (--config, --help, --version); NULL past the last.
  * Their order is the order of --help and of the options a config file gives. */
 const mqi_option *mqi_option_list(size_t i);
 

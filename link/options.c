@@ -9,10 +9,13 @@
 
 #include "link_int.h"
 #include "option.h"
+#include "start/start.h"
 #include "transport/transport.h"
 
-/* The core's options; the transports declare theirs (transport.h).  The
- * order is the order of --help and of the options a config file gives. */
+/* The core's options; the transports (transport.h) and the start modes
+ * (start/start.h) declare theirs.  The order of the lists, core, transports,
+ * start modes, program, is the order of --help and of the options a config
+ * file gives. */
 static const mqi_option core_options[] = {
     {.name = "name", .kind = MQI_OPT_STR, .arg = "NAME", .help = "name used in logs and errors",
      MQI_FIELD(name)},
@@ -64,18 +67,11 @@ static const mqi_option core_options[] = {
      .help = "server: a frame or handshake that started\n"
              "arriving must be complete within this (default 30, 0: never)",
      .max = 1LL << 31, .scale = 1000, MQI_FIELD(frame_ms)},
-    /* The start modes; they move to link/start/ with its table of operations. */
-    {.name = "fork", .kind = MQI_OPT_FLAG, .help = "server: one forked process per connection",
-     MQI_FIELD(start), .val = MQI_START_FORK},
-    {.name = "thread", .kind = MQI_OPT_FLAG, .help = "server: one thread per connection",
-     MQI_FIELD(start), .val = MQI_START_THREAD,
-#ifndef MQ_HAVE_THREADS
-     .unavailable = "a build with threads",
-#endif
-    },
-    {.name = "spawn", .kind = MQI_OPT_FLAG,
-     .help = "server: one new process (exec) per connection", MQI_FIELD(start),
-     .val = MQI_START_SPAWN},
+    {.name = NULL},
+};
+
+/* The options of the program as a whole, after every other row. */
+static const mqi_option program_options[] = {
     {.name = "config", .kind = MQI_OPT_CONFIG, .arg = "FILE",
      .help = "read options from a libconfig file first (global\n"
              "settings, then the group named like --name)",
@@ -92,13 +88,16 @@ const mqi_option *
 mqi_option_list(size_t i)
 {
     static const mqi_option none[] = {{.name = NULL}};
-    const mqi_transport *const *t = mqi_transports();
-    if (i == 0)
+    size_t k = 0;
+    if (i == k++)
         return core_options;
-    for (size_t k = 1; *t; t++, k++)
-        if (k == i)
+    for (const mqi_transport *const *t = mqi_transports(); *t; t++)
+        if (i == k++)
             return (*t)->options ? (*t)->options : none;
-    return NULL;
+    for (const mqi_start_mode *const *m = mqi_start_modes(); *m; m++)
+        if (i == k++)
+            return (*m)->options ? (*m)->options : none;
+    return i == k ? program_options : NULL;
 }
 
 const mqi_option *
@@ -349,9 +348,8 @@ check_combination(MqContextC *ctx)
     if (c->tp == MQI_TP_TCP && !c->port)
         return bad(ctx, "option '%s' needs --port P", "--tcp");
     if (c->start && c->tp != MQI_TP_UDS && c->tp != MQI_TP_TCP)
-        return bad(ctx, "option '%s' needs --uds or --tcp",
-                   c->start == MQI_START_FORK ? "--fork" :
-                   c->start == MQI_START_SPAWN ? "--spawn" : "--thread");
+        return MkErrorSet(ctx->err, MQ_ERR_OPTION, "option '--%s' needs --uds or --tcp",
+                          mqi_start_get(c->start) ? mqi_start_get(c->start)->name : "?");
     if (c->tp == MQI_TP_NONE && ctx->is_server)
         return MkErrorSet(ctx->err, MQ_ERR_OPTION,
                           "no transport: a server listens with --uds --file PATH or "

@@ -56,12 +56,21 @@ check_directory(MqContextC *ctx)
     return rc;
 }
 
+void
+mqi_persist_hook_flush(MqContextC *p)
+{
+    if (p->conn && p->storage)
+        p->conn->before_flush = mqi_persist_commit;
+}
+
 static MkErrorE
 open_file(MqContextC *ctx, const char *file)
 {
     int flags = ctx->cfg.sync_full ? MQI_STORAGE_SYNC_FULL : 0;
-    if (mqi_storage_open(file, flags, &ctx->storage, ctx->err) == MK_OK)
+    if (mqi_storage_open(file, flags, &ctx->storage, ctx->err) == MK_OK) {
+        mqi_persist_hook_flush(ctx);
         return MK_OK;
+    }
     ctx->storage = NULL;
     MkErrorStack(ctx->err, "persistent delivery needs a working storage");
     return MK_ERROR;
@@ -134,6 +143,9 @@ mqi_persist_close(MqContextC *ctx)
         free(ctx->pst);
         ctx->pst = NULL;
     }
+    if (ctx->txn_handler.free)
+        ctx->txn_handler.free(ctx->txn_handler.data);
+    ctx->txn_handler = (mqi_cb){0};
 }
 
 /* Commit p's storage; when that fails, the answers it would have recorded
@@ -413,3 +425,19 @@ mqi_persist_internal(mqi_conn *c, const mqi_hdr *h, MkBufferStreamC *body)
         mqi_log(p, MK_LOG_ERROR, "%s", MqErrorGetText(p));
     }
 }
+
+static const char *const tokens[] = {"_SID", "_LWM", NULL};
+
+/* Registered in hooks.c. */
+const mqi_hooks mqi_persist_hooks = {
+    .name = "persistent delivery",
+    .flag = MQI_F_PERSIST,
+    .tokens = tokens,
+    .link_create = mqi_persist_open,
+    .link_up = mqi_persist_resume,
+    .context_delete = mqi_persist_close,
+    .call = mqi_persist_serve,
+    .answer = mqi_persist_answered,
+    .answer_write = mqi_persist_answer_write,
+    .internal = mqi_persist_internal,
+};

@@ -257,39 +257,34 @@ digest_of(mqi_persist_state *s, uint64_t trans)
 }
 
 MkErrorE
-mqi_answer_write(MqContextC *ctx, uint8_t kind, const MkBufferStreamC *body)
+mqi_persist_answer_write(MqContextC *ctx, mqi_hdr *r, const MkBufferStreamC *body)
 {
     mqi_conn *c = ctx->conn;
-    mqi_hdr r = {.kind = kind, .child = ctx->child_id, .trans = ctx->call.trans};
-    memcpy(r.token, ctx->call.token, 5);
-    if (ctx->call.persist) {
-        MqContextC *p = parent_of(ctx);
-        mqi_persist_state *s = mqi_persist_state_of(p);
-        size_t len = body ? body->len : 0;
-        r.flags = MQI_F_PERSIST;
-        if (!s || mqi_storage_record_processed(p->storage, c->peer_id, (MK_I64)ctx->call.trans,
-                                               digest_of(s, ctx->call.trans), kind,
-                                               body ? body->data : NULL, len, c->err) != MK_OK) {
-            /* an unrecorded answer must not leave: it becomes a refusal,
-             * with every other answer of the lost transaction */
-            s = s ? s : mqi_persist_state_of(p);
-            if (!s || mqi_persist_records_lost(c, p, c->err) != MK_OK) {
-                c->up = 0; /* the link ends; the sender re-sends */
-                return MK_ERROR;
-            }
-            MkErrorReset(c->err);
-            mqi_hdr q = {.kind = MQI_CALL_WAIT, .child = ctx->child_id,
-                         .trans = ctx->call.trans};
-            memcpy(q.token, ctx->call.token, 5);
-            refuse(ctx, &q, 1, "the receiver could not record the answer; the sender keeps "
-                               "the call and sends it again");
-            return MK_OK;
-        }
-        s->open_bytes += len;
-        if (!track_answer(c, s)) {
-            c->up = 0;
+    MqContextC *p = parent_of(ctx);
+    mqi_persist_state *s = mqi_persist_state_of(p);
+    size_t len = body ? body->len : 0;
+    r->flags = MQI_F_PERSIST;
+    if (!s || mqi_storage_record_processed(p->storage, c->peer_id, (MK_I64)ctx->call.trans,
+                                           digest_of(s, ctx->call.trans), r->kind,
+                                           body ? body->data : NULL, len, c->err) != MK_OK) {
+        /* an unrecorded answer must not leave: it becomes a refusal,
+         * with every other answer of the lost transaction */
+        s = s ? s : mqi_persist_state_of(p);
+        if (!s || mqi_persist_records_lost(c, p, c->err) != MK_OK) {
+            c->up = 0; /* the link ends; the sender re-sends */
             return MK_ERROR;
         }
+        MkErrorReset(c->err);
+        mqi_hdr q = {.kind = MQI_CALL_WAIT, .child = ctx->child_id, .trans = ctx->call.trans};
+        memcpy(q.token, ctx->call.token, 5);
+        refuse(ctx, &q, 1, "the receiver could not record the answer; the sender keeps "
+                           "the call and sends it again");
+        return MK_OK;
     }
-    return mqi_conn_write_frame(c, &r, body);
+    s->open_bytes += len;
+    if (!track_answer(c, s)) {
+        c->up = 0;
+        return MK_ERROR;
+    }
+    return mqi_conn_write_frame(c, r, body);
 }

@@ -52,6 +52,7 @@ mqi_persist_resume(MqContextC *ctx)
     MK_I64 n = 0;
     if (!ctx->storage)
         return MK_OK;
+    mqi_persist_hook_flush(ctx);
     if (mqi_storage_pending_count(ctx->storage, &n, ctx->err) != MK_OK)
         return MK_ERROR;
     if (n == 0)
@@ -167,9 +168,10 @@ send_low_water(mqi_conn *c, MqContextC *p)
 }
 
 MkErrorE
-mqi_persist_answered(mqi_conn *c, const mqi_hdr *h, MkBufferStreamC *body)
+mqi_persist_answered(mqi_conn *c, const mqi_hdr *h, MkBufferStreamC *body, uint64_t *key)
 {
     MqContextC *p = c->parent;
+    *key = h->trans | MQI_PERSIST_KEY;
     if (!p || !p->storage)
         return MK_OK;
     if (h->kind == MQI_ERROR && (h->flags & MQI_F_RETRY)) {

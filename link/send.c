@@ -48,9 +48,11 @@ MqSendL_END(MqContextC *ctx)
     return MkBufferStreamWriteL_END(&ctx->send);
 }
 
-/* Put the message on the wire as a frame of the given kind. */
+/* Put the message on the wire as a frame of the given kind; a flush it
+ * needs waits timeout_ms at most (MQ_TIMEOUT_DEFAULT: the context's). */
 static MkErrorE
-end(MqContextC *ctx, const char *what, const char *token, uint8_t kind, uint64_t trans)
+end(MqContextC *ctx, const char *what, const char *token, uint8_t kind, uint64_t trans,
+    MK_I64 timeout_ms)
 {
     mqi_conn *c = ctx->conn;
     if (!mqi_token_valid(token)) {
@@ -76,7 +78,8 @@ end(MqContextC *ctx, const char *what, const char *token, uint8_t kind, uint64_t
     } else {
         mqi_hdr h = {.kind = kind, .child = ctx->child_id, .trans = trans};
         memcpy(h.token, token, 5);
-        rc = mqi_conn_write_frame(c, &h, &ctx->send);
+        rc = mqi_conn_write_within(c, &h, &ctx->send,
+                                   timeout_ms == MQ_TIMEOUT_DEFAULT ? c->timeout_ms : timeout_ms);
     }
     MkBufferStreamReset(&ctx->send);
     return rc == MK_OK ? MK_OK : mqi_link_error(ctx, what);
@@ -88,7 +91,7 @@ fail:
 MkErrorE
 MqSendEND(MqContextC *ctx, const char *token, MK_I64 timeout_ms)
 {
-    return end(ctx, "SendEND", token, MQI_ONEWAY, 0);
+    return end(ctx, "SendEND", token, MQI_ONEWAY, 0, timeout_ms);
 }
 
 MkErrorE
@@ -96,9 +99,9 @@ MqSendEND_AND_WAIT(MqContextC *ctx, const char *token, MK_I64 timeout_ms)
 {
     mqi_conn *c = ctx->conn;
     if (!c || !c->up)
-        return end(ctx, "SendEND_AND_WAIT", token, MQI_CALL_WAIT, 0);
+        return end(ctx, "SendEND_AND_WAIT", token, MQI_CALL_WAIT, 0, MQ_TIMEOUT_DEFAULT);
     mqi_pending w = {.trans = c->next_trans++, .ctx = ctx};
-    if (end(ctx, "SendEND_AND_WAIT", token, MQI_CALL_WAIT, w.trans) != MK_OK)
+    if (end(ctx, "SendEND_AND_WAIT", token, MQI_CALL_WAIT, w.trans, MQ_TIMEOUT_DEFAULT) != MK_OK)
         return MK_ERROR;
     if (mqi_pend_add(&c->pend, &w) != MK_OK)
         return MkErrorSet(ctx->err, MK_ERR_MEMORY, "SendEND_AND_WAIT: out of memory");
@@ -122,7 +125,7 @@ mqi_wait_answer(MqContextC *ctx, mqi_pending *w, const char *what, const char *t
     }
     if (w->failed)
         return MK_ERROR;
-    ctx->rd = ctx->ret;
+    ctx->rd = ctx->ret; /* its answer, handed over (link_int.h) */
     return MK_OK;
 }
 
@@ -145,7 +148,8 @@ MqSendEND_AND_CALLBACK(MqContextC *ctx, const char *token, MqServiceCallF fn, vo
         if (p->deadline >= 0 && (c->cb_deadline < 0 || p->deadline < c->cb_deadline))
             c->cb_deadline = p->deadline;
     }
-    if (end(ctx, "SendEND_AND_CALLBACK", token, MQI_CALL_CB, p ? p->trans : 0) != MK_OK) {
+    if (end(ctx, "SendEND_AND_CALLBACK", token, MQI_CALL_CB, p ? p->trans : 0,
+            MQ_TIMEOUT_DEFAULT) != MK_OK) {
         if (p)
             mqi_pend_release(c, p);
         return MK_ERROR;
@@ -175,5 +179,6 @@ MqSendRETURN(MqContextC *ctx)
         MkBufferStreamReset(&ctx->send);
         return MK_OK;
     }
-    return end(ctx, "SendRETURN", ctx->call.token, MQI_RETURN, ctx->call.trans);
+    return end(ctx, "SendRETURN", ctx->call.token, MQI_RETURN, ctx->call.trans,
+               MQ_TIMEOUT_DEFAULT);
 }

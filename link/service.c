@@ -84,20 +84,29 @@ mqi_send_error(MqContextC *ctx, uint64_t trans, MK_I32 code, const char *text)
     return mqi_conn_write_frame(ctx->conn, &h, body);
 }
 
+MkErrorE
+mqi_answer_write(MqContextC *ctx, uint8_t kind, const MkBufferStreamC *body)
+{
+    mqi_hdr r = {.kind = kind, .child = ctx->child_id, .trans = ctx->call.trans};
+    const mqi_hooks *layer = ctx->call.flags ? mqi_hooks_for(ctx->call.flags) : NULL;
+    memcpy(r.token, ctx->call.token, 5);
+    if (layer)
+        return layer->answer_write(ctx, &r, body);
+    return mqi_conn_write_frame(ctx->conn, &r, body);
+}
+
 /* Run the service and make sure the caller gets exactly one answer: the
  * service's return, its error, or an empty return it forgot to send. */
 void
 mqi_serve_call(MqContextC *ctx, const mqi_hdr *h, MkBufferStreamC *body)
 {
     mqi_call saved_call = ctx->call;
-    MkBufferStreamC *saved_rd = ctx->rd, *saved_ret = ctx->ret;
     mqi_service *s = find(ctx, token_word(h->token));
     MkErrorE rc;
 
-    ctx->call = (mqi_call){.kind = h->kind, .trans = h->trans,
-                           .persist = (h->flags & MQI_F_PERSIST) != 0};
+    ctx->call = (mqi_call){.kind = h->kind, .trans = h->trans, .flags = h->flags};
     memcpy(ctx->call.token, h->token, 5);
-    ctx->rd = body;
+    mqi_reading was = mqi_read_begin(ctx, body);
     if (s)
         rc = s->cb.fn(ctx, s->cb.data);
     else
@@ -118,7 +127,7 @@ mqi_serve_call(MqContextC *ctx, const mqi_hdr *h, MkBufferStreamC *body)
     if (rc == MK_ERROR)
         MkErrorReset(ctx->err);
     ctx->call = saved_call;
-    ctx->rd = saved_rd == saved_ret ? ctx->ret : saved_rd; /* a nested wait swapped ret */
+    mqi_read_end(ctx, was);
 }
 
 /* _CHC: create the server instance for a new client child.  The id is the
@@ -152,10 +161,11 @@ child_create(mqi_conn *c, const mqi_hdr *h)
 void
 mqi_serve_internal(mqi_conn *c, const mqi_hdr *h, MkBufferStreamC *body)
 {
+    const mqi_hooks *layer;
     if (!memcmp(h->token, "_CHC", 4) && c->is_server) {
         child_create(c, h);
-    } else if (!memcmp(h->token, "_SID", 4) || !memcmp(h->token, "_LWM", 4)) {
-        mqi_persist_internal(c, h, body);
+    } else if ((layer = mqi_hooks_for_token(h->token)) != NULL) {
+        layer->internal(c, h, body);
     } else if (!memcmp(h->token, "_CLS", 4) && c->is_server) {
         /* the client is done and waits for us to close (transport/tcp) */
         mqi_conn_fail(c, MQ_ERR_LINK, "peer closed the connection");

@@ -1,8 +1,8 @@
 /* fork.c — the --fork start mode.  The child closes the listening socket,
  * keeps the library's stop signals (stop.c: a signal ends its link in
- * order), and leaves when its instance is done, so it never returns into the listener's accept loop.  Every page
- * the child writes first costs a fault and a copy: it writes as few as it
- * can. */
+ * order), and leaves when its instance is done, so it never returns into
+ * the listener's accept loop.  Every page the child writes first costs a
+ * fault and a copy: it writes as few as it can. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdio_ext.h>
@@ -25,9 +25,10 @@ flush_std(void)
         fflush(stderr);
 }
 
-MkErrorE
-mqi_start_fork(MqContextC *tmpl, int listen_fd, int fd)
+static MkErrorE
+start(const mqi_listener *l, int fd)
 {
+    MqContextC *tmpl = l->tmpl;
     /* what the listener buffered leaves now, or both copies would write it */
     flush_std();
     pid_t pid = fork();
@@ -40,12 +41,24 @@ mqi_start_fork(MqContextC *tmpl, int listen_fd, int fd)
         close(fd);
         return MK_OK;
     }
-    close(listen_fd);
+    close(l->lfd);
     /* The listener's cached streams stay: this process's copies of them are
      * its own, and freeing them would only copy their pages. */
-    mqi_instance_serve(tmpl, fd);
+    l->serve(tmpl, fd);
     /* The exit handlers and library destructors belong to the listener; in
      * this copy they would only touch (copy) its pages. */
     flush_std();
     _exit(0);
 }
+
+#define FORK MQI_START_ID('f', 'o', 'r', 'k')
+
+static const mqi_option options[] = {
+    {.name = "fork", .kind = MQI_OPT_FLAG, .help = "server: one forked process per connection",
+     MQI_FIELD(start), .val = FORK},
+    {.name = NULL},
+};
+
+const mqi_start_mode mqi_fork_start = {
+    .id = FORK, .name = "fork", .start = start, .options = options,
+};

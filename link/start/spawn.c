@@ -11,8 +11,9 @@
 
 #include "start.h"
 
-MkErrorE
-mqi_spawn_prepare(MqContextC *tmpl)
+/* Read our own command line once, before any spawn. */
+static MkErrorE
+prepare(MqContextC *tmpl)
 {
     FILE *f = fopen("/proc/self/cmdline", "rb");
     char *buf = NULL;
@@ -56,9 +57,10 @@ spawn_argv(MqContextC *tmpl, char *fdtext)
     return argv;
 }
 
-MkErrorE
-mqi_start_spawn(MqContextC *tmpl, int fd)
+static MkErrorE
+start(const mqi_listener *l, int fd)
 {
+    MqContextC *tmpl = l->tmpl;
     char fdtext[16];
     snprintf(fdtext, sizeof fdtext, "%d", fd);
     char **argv = spawn_argv(tmpl, fdtext);
@@ -75,3 +77,15 @@ mqi_start_spawn(MqContextC *tmpl, int fd)
         return MkErrorSet(tmpl->err, MQ_ERR_SYSTEM, "--spawn: fork failed: %s", strerror(e));
     return MK_OK;
 }
+
+#define SPAWN MQI_START_ID('s', 'p', 'a', 'w')
+
+static const mqi_option options[] = {
+    {.name = "spawn", .kind = MQI_OPT_FLAG,
+     .help = "server: one new process (exec) per connection", MQI_FIELD(start), .val = SPAWN},
+    {.name = NULL},
+};
+
+const mqi_start_mode mqi_spawn_start = {
+    .id = SPAWN, .name = "spawn", .prepare = prepare, .start = start, .options = options,
+};

@@ -25,9 +25,7 @@
 #define MAX_IDLE 8
 
 typedef struct pool {
-    MqContextC *tmpl;
-    const mqi_transport *tp;
-    int lfd;
+    mqi_listener l;
     pthread_mutex_t mu;
     int idle; /* threads in accept, or about to be */
     int busy; /* threads serving an instance (--max-connections) */
@@ -41,7 +39,7 @@ static int
 next_connection(pool *p)
 {
     for (;;) {
-        int fd = mqi_listen_accept(p->tp, p->lfd);
+        int fd = p->l.accept(&p->l);
         if (fd >= 0)
             return fd;
         if (errno == EBADF || errno == EINVAL || errno == ENOTSOCK)
@@ -61,8 +59,8 @@ worker(void *arg)
         mqi_thread_start_fn();
     while ((fd = next_connection(p)) >= 0) {
         pthread_mutex_lock(&p->mu);
-        if (p->busy >= p->tmpl->cfg.max_connections) {
-            mqi_listen_refuse(p->tmpl, &p->refused, fd, p->busy); /* stays idle in accept */
+        if (p->busy >= p->l.tmpl->cfg.max_connections) {
+            p->l.refuse(p->l.tmpl, &p->refused, fd, p->busy); /* stays idle in accept */
             pthread_mutex_unlock(&p->mu);
             continue;
         }
@@ -70,8 +68,8 @@ worker(void *arg)
         int last = --p->idle == 0;
         pthread_mutex_unlock(&p->mu);
         if (last && start_worker(p) != 0)
-            mqi_log(p->tmpl, MK_LOG_ERROR, "cannot start a thread: %s", strerror(errno));
-        mqi_instance_serve(p->tmpl, fd);
+            mqi_log(p->l.tmpl, MK_LOG_ERROR, "cannot start a thread: %s", strerror(errno));
+        p->l.serve(p->l.tmpl, fd);
         pthread_mutex_lock(&p->mu);
         p->busy--;
         int stay = p->idle < MAX_IDLE;
@@ -114,13 +112,16 @@ start_worker(pool *p)
     return -1;
 }
 
-MkErrorE
-mqi_start_thread_pool(MqContextC *tmpl, const mqi_transport *tp, int lfd)
+/* Start the pool of threads that accept on l->lfd and run each instance
+ * in this process. */
+static MkErrorE
+run(const mqi_listener *l)
 {
+    MqContextC *tmpl = l->tmpl;
     pool *p = malloc(sizeof *p); /* lives as long as the listener */
     if (!p)
         return MkErrorSet(tmpl->err, MK_ERR_MEMORY, "--thread: out of memory");
-    *p = (pool){.tmpl = tmpl, .tp = tp, .lfd = lfd};
+    *p = (pool){.l = *l};
     pthread_mutex_init(&p->mu, NULL);
     if (start_worker(p) != 0) {
         int e = errno;
@@ -131,11 +132,25 @@ mqi_start_thread_pool(MqContextC *tmpl, const mqi_transport *tp, int lfd)
     return MK_OK;
 }
 #else
-MkErrorE
-mqi_start_thread_pool(MqContextC *tmpl, const mqi_transport *tp, int lfd)
+static MkErrorE
+run(const mqi_listener *l)
 {
-    (void)tp;
-    (void)lfd;
-    return MkErrorSet(tmpl->err, MQ_ERR_OPTION, "--thread needs a build with threads");
+    return MkErrorSet(l->tmpl->err, MQ_ERR_OPTION, "--thread needs a build with threads");
 }
 #endif
+
+#define THREAD MQI_START_ID('t', 'h', 'r', 'e')
+
+static const mqi_option options[] = {
+    {.name = "thread", .kind = MQI_OPT_FLAG, .help = "server: one thread per connection",
+     MQI_FIELD(start), .val = THREAD,
+#ifndef MQ_HAVE_THREADS
+     .unavailable = "a build with threads",
+#endif
+    },
+    {.name = NULL},
+};
+
+const mqi_start_mode mqi_thread_start = {
+    .id = THREAD, .name = "thread", .run = run, .options = options,
+};
