@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "link_int.h"
+#include "trace.h"
 #include "transport/transport.h"
 
 static MkErrorE
@@ -33,6 +34,9 @@ conn_create(MqContextC *ctx, int fd, int is_server)
         return NULL;
     }
     c->note = conn_note;
+    c->trace = mqi_trace_level(ctx);
+    if (c->trace >= MK_LOG_TRACE)
+        c->trace_frame = mqi_trace_frame_;
     return c;
 }
 
@@ -81,6 +85,7 @@ client_connect(MqContextC *ctx)
         return MK_ERROR;
     }
     c->up = 1;
+    mqi_trace_link(ctx, c, 1);
     if (mqi_hooks_link_up(ctx) != MK_OK) {
         MkErrorStack(ctx->err, "while re-sending stored calls");
         MqLinkDelete(ctx);
@@ -117,6 +122,7 @@ mqi_server_attach(MqContextC *ctx, int fd)
         goto error;
     }
     c->up = 1;
+    mqi_trace_link(ctx, c, 1);
     /* The setup runs before we answer the handshake, so a client whose
      * LinkCreate returned finds every service in place. */
     if (ctx->setup.fn && ctx->setup.fn(ctx, ctx->setup.data) != MK_OK) {
@@ -245,6 +251,7 @@ MqLinkDelete(MqContextC *ctx)
     /* A plain call's answer cannot come on another link: its callback runs
      * now with the error instead of never.  (A persistent call's is re-sent
      * by the next LinkCreate, its answer goes to the transaction handler.) */
+    mqi_trace_link(ctx, c, 0);
     if (!MkErrorIsSet(c->err))
         MkErrorSet(c->err, MQ_ERR_LINK, "the link was deleted (LinkDelete)");
     mqi_expire_callbacks(c, 1);

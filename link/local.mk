@@ -16,6 +16,8 @@ link_libmqlink_objs_la_SOURCES = \
 	link/link.c \
 	link/listen.c \
 	link/stop.c \
+	link/trace.c \
+	link/trace.h \
 	link/conn.c \
 	link/frame.c \
 	link/pending.c \

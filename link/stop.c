@@ -13,7 +13,7 @@
 
 #include "link_int.h"
 
-static volatile sig_atomic_t stop_sig;
+volatile sig_atomic_t mqi_stop_sig;
 static pthread_t owner; /* the thread that waits for the signal */
 static int caught;
 
@@ -23,7 +23,7 @@ static int caught;
 static void
 on_stop(int sig)
 {
-    stop_sig = sig;
+    mqi_stop_sig = sig;
     if (!pthread_equal(pthread_self(), owner))
         pthread_kill(owner, sig);
 }
@@ -44,10 +44,4 @@ mqi_stop_catch(void)
             sigaction(sigs[i], &sa, NULL);
     }
     caught = 1;
-}
-
-int
-mqi_stop_signal(void)
-{
-    return stop_sig;
 }

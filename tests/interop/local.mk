@@ -166,8 +166,16 @@ endif
 TESTS += $(SIGNAL_TESTS)
 nodist_check_SCRIPTS += $(SIGNAL_TESTS)
 CLEANFILES += $(SIGNAL_TESTS)
+# What --debug N shows, level by level (trace_test.sh, a Python client and
+# server).
+TESTS += tests/interop/trace.sh
+nodist_check_SCRIPTS += tests/interop/trace.sh
+CLEANFILES += tests/interop/trace.sh
+tests/interop/trace.sh: Makefile
+	$(AM_V_GEN)$(MKDIR_P) tests/interop && { echo '$(INTEROP_ENV)'; \
+	  echo 'exec $(SHELL) $(abs_top_srcdir)/tests/interop/trace_test.sh $(INTEROP_SERVER_py)'; } > $@ && chmod +x $@
 $(SIGNAL_TESTS): tests/interop/signal-%.sh: Makefile
 	$(AM_V_GEN)$(MKDIR_P) tests/interop && { echo '$(INTEROP_ENV)'; \
 	  echo 'exec $(SIGNAL_RUN) "$(SIGNAL_MODES_$*)" $(INTEROP_SERVER_$*)'; } > $@ && chmod +x $@
 endif
-EXTRA_DIST += tests/interop/signal_test.sh
+EXTRA_DIST += tests/interop/signal_test.sh tests/interop/trace_test.sh
