@@ -522,6 +522,8 @@ mqi_conn_write_raw(mqi_conn *c, const mqi_hdr *h, const void *body)
 {
     unsigned char hdr[MQI_HDR_SIZE];
     mqi_hdr_encode(hdr, h);
+    if (c->trace_frame)
+        c->trace_frame(c, "out", h);
     if (write_all(c, hdr, sizeof hdr) != MK_OK || (h->len && write_all(c, body, h->len) != MK_OK))
         return MK_ERROR;
     return c->wbuf.len >= c->flush_at ? mqi_conn_flush(c) : MK_OK;
@@ -542,6 +544,8 @@ mqi_conn_write_within(mqi_conn *c, mqi_hdr *h, const MkBufferStreamC *body, MK_I
     h->items = body ? (uint32_t)body->count : 0;
     h->len = body ? (uint32_t)body->len : 0;
     mqi_hdr_encode(hdr, h);
+    if (c->trace_frame)
+        c->trace_frame(c, "out", h);
     if (write_all(c, hdr, sizeof hdr) != MK_OK || (h->len && write_all(c, body->data, h->len) != MK_OK))
         return MK_ERROR;
     return c->wbuf.len >= c->flush_at ? mqi_conn_flush_within(c, timeout_ms) : MK_OK;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "link_int.h"
+#include "trace.h"
 
 /* The stream a call's body is received into at the current nesting depth. */
 static MkBufferStreamC *
@@ -79,7 +80,7 @@ mqi_expire_callbacks(mqi_conn *c, int all)
 /* An error answer's body (I32 code, STR text) into err; a peer that sent
  * no text still leaves the caller a reason. */
 static void
-take_error(MkErrorC *err, MkBufferStreamC *body)
+take_error(MkErrorC *err, const mqi_hdr *h, MkBufferStreamC *body)
 {
     MK_I32 code = 0;
     const char *text = NULL;
@@ -87,7 +88,10 @@ take_error(MkErrorC *err, MkBufferStreamC *body)
         code = MQ_ERR_SERVICE;
     if (MkBufferStreamReadSTR(body, &text) != MK_OK || !*text)
         text = "the peer answered with an error and sent no reason";
-    MkErrorSet(err, code, "%s", text);
+    /* which side raised it, and for which call: the peer's own text may
+     * read like a local one ("no more items") */
+    MkErrorSet(err, code, "%s %.4s failed on the peer: %s",
+               h->trans ? "service" : "one-way call", h->token, text);
 }
 
 /* An answer: fill the waiter's stream or run the callback. */
@@ -100,7 +104,8 @@ dispatch_answer(mqi_conn *c, const mqi_hdr *h, MkBufferStreamC *body)
         if (ctx && h->kind == MQI_ERROR) {
             if (!ctx->async_err)
                 ctx->async_err = MkErrorCreate();
-            take_error(ctx->async_err, body);
+            take_error(ctx->async_err, h, body);
+            mqi_trace_oneway_error(ctx, "received", h->token, ctx->async_err);
         }
         return;
     }
@@ -115,7 +120,7 @@ dispatch_answer(mqi_conn *c, const mqi_hdr *h, MkBufferStreamC *body)
     p->failed = h->kind == MQI_ERROR;
     MqContextC *to = p->ctx;
     if (p->failed) {
-        take_error(to->err, body);
+        take_error(to->err, h, body);
         MkBufferStreamReset(body);
     }
     if (!p->cb.fn) {
@@ -188,6 +193,7 @@ next_frame(mqi_conn *c)
     b->off += MQI_HDR_SIZE + h.len;
     c->rbuf_full = 0; /* room again */
     c->frame_since = c->idle_since = -1;
+    mqi_trace_frame(c, "in", &h);
     dispatch(c, &h, body);
     return MK_OK;
 malformed:
@@ -282,6 +288,12 @@ mqi_loop(MqContextC *ctx, mqi_pending *waiter, MK_I64 deadline, int once)
                 continue; /* logged and ended at the top */
             if (due >= 0 && (until < 0 || due < until))
                 until = due;
+        }
+        if (c->is_server && mqi_stop_signal()) {
+            /* stop.c: end the link as if the client had closed it */
+            MkErrorSet(c->err, MQ_ERR_LINK, "stopped by signal %d", mqi_stop_signal());
+            c->up = 0;
+            continue; /* logged and ended at the top */
         }
         if (c->rbuf_full) {
             /* no room to read into (--max-buffered): input would end every

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "link_int.h"
+#include "trace.h"
 #include "transport/transport.h"
 
 static MkErrorE
@@ -33,6 +34,9 @@ conn_create(MqContextC *ctx, int fd, int is_server)
         return NULL;
     }
     c->note = conn_note;
+    c->trace = mqi_trace_level(ctx);
+    if (c->trace >= MK_LOG_TRACE)
+        c->trace_frame = mqi_trace_frame_;
     return c;
 }
 
@@ -81,6 +85,7 @@ client_connect(MqContextC *ctx)
         return MK_ERROR;
     }
     c->up = 1;
+    mqi_trace_link(ctx, c, 1);
     if (mqi_hooks_link_up(ctx) != MK_OK) {
         MkErrorStack(ctx->err, "while re-sending stored calls");
         MqLinkDelete(ctx);
@@ -92,6 +97,7 @@ client_connect(MqContextC *ctx)
 MkErrorE
 mqi_server_attach(MqContextC *ctx, int fd)
 {
+    mqi_stop_catch(); /* a server process: its stop signals end the link */
     mqi_conn *c = conn_create(ctx, fd, 1);
     if (!c)
         return MK_ERROR;
@@ -116,6 +122,7 @@ mqi_server_attach(MqContextC *ctx, int fd)
         goto error;
     }
     c->up = 1;
+    mqi_trace_link(ctx, c, 1);
     /* The setup runs before we answer the handshake, so a client whose
      * LinkCreate returned finds every service in place. */
     if (ctx->setup.fn && ctx->setup.fn(ctx, ctx->setup.data) != MK_OK) {
@@ -136,8 +143,9 @@ error:
 MkErrorE
 MqLinkCreate(MqContextC *ctx, int argc, const char **argv)
 {
-    if (ctx->conn)
+    if (ctx->conn && (ctx->conn->up || ctx->parent))
         return already_linked(ctx, "LinkCreate");
+    MqLinkDelete(ctx); /* a broken link (its peer died): created again below */
     MkErrorReset(ctx->err);
     if (mqi_options_parse(ctx, argc, argv) != MK_OK)
         return MK_ERROR;
@@ -178,8 +186,9 @@ internal_wait(MqContextC *ctx, const char *token)
 MkErrorE
 MqLinkCreateChild(MqContextC *child, MqContextC *parent)
 {
-    if (child->conn)
+    if (child->conn && child->conn->up)
         return already_linked(child, "LinkCreateChild");
+    MqLinkDelete(child); /* its parent's link broke: created again below */
     if (parent->parent)
         parent = parent->parent;
     if (mqi_check_linked(parent, "LinkCreateChild") != MK_OK) {
@@ -239,6 +248,13 @@ MqLinkDelete(MqContextC *ctx)
         ctx->parent = NULL;
         return MK_OK;
     }
+    /* A plain call's answer cannot come on another link: its callback runs
+     * now with the error instead of never.  (A persistent call's is re-sent
+     * by the next LinkCreate, its answer goes to the transaction handler.) */
+    mqi_trace_link(ctx, c, 0);
+    if (!MkErrorIsSet(c->err))
+        MkErrorSet(c->err, MQ_ERR_LINK, "the link was deleted (LinkDelete)");
+    mqi_expire_callbacks(c, 1);
     close_children(c);
     const mqi_transport *tp = mqi_transport_get(ctx->cfg.tp);
     int ask_close = c->up && !c->is_server && tp && tp->server_closes_first;

@@ -13,6 +13,7 @@
 #define MQ_LINK_INT_H
 
 #include <errno.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/types.h>
 #include <time.h>
@@ -198,6 +199,7 @@ typedef struct mqi_conn {
     int swap;           /* peer has the other byte order */
     int up;             /* handshake done, not closed */
     int is_server;
+    int trace;          /* log level of trace.h's lines, taken when the link is made */
     pid_t pid;          /* pipe server started by us, reaped on close */
     int await_close;    /* client sent _CLS: the server closes first (tcp.c) */
     MkErrorC *err;      /* why the connection ended: points at err_store */
@@ -231,6 +233,9 @@ typedef struct mqi_conn {
      * note logs a limit acting on the link (NULL: not logged). */
     MkErrorE (*before_flush)(struct mqi_conn *c);
     void (*note)(struct mqi_conn *c, const char *text);
+    /* Prints each frame written (trace.c), set only at --debug 4: a NULL
+     * costs the byte layer one compare per frame, and it calls nothing above. */
+    void (*trace_frame)(const struct mqi_conn *c, const char *dir, const struct mqi_hdr *h);
     /* the storage layer's per-link facts, kept here for its speed */
     int sid_sent;       /* our storage identity went to the peer */
     char *peer_id;      /* the peer's storage identity (receiver side) */
@@ -546,5 +551,18 @@ MkErrorE mqi_server_attach(MqContextC *ctx, int fd);
 void mqi_instance_serve(MqContextC *tmpl, int fd);
 /* Listen, accept and start instances as configured (see mqlink.h). */
 MkErrorE mqi_listen_serve(MqContextC *ctx);
+
+/* stop.c: SIGINT, SIGTERM and SIGHUP of a server process set a flag (and end
+ * the calling thread's waits with EINTR); mqi_stop_signal() is that signal,
+ * or 0.  Called by the thread that will wait, once the process listens or
+ * serves as a server; later calls change nothing. */
+void mqi_stop_catch(void);
+extern volatile sig_atomic_t mqi_stop_sig;
+/* read inline: the event loop looks before every wait */
+static inline int
+mqi_stop_signal(void)
+{
+    return mqi_stop_sig;
+}
 
 #endif /* MQ_LINK_INT_H */

@@ -1,8 +1,11 @@
 /* listen.c — a listening server: accept connections and start one instance
  * for each in the configured start mode (start/start.h: a mode with run,
  * --thread, accepts on its own), or, without a start mode, serve the first
- * connection in this context.  SIGTERM or SIGINT end the listener in order: socket file
- * removed, exit status 0. */
+ * connection in this context.  SIGINT, SIGTERM or SIGHUP end the listener in
+ * order (stop.c): socket file removed, exit status 0.  Instances started with
+ * --fork or --spawn are processes of their own: they go on serving their open
+ * links until the client closes them or a signal reaches them too (Ctrl-C in
+ * a terminal reaches the whole process group). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
@@ -17,24 +20,6 @@
 
 #include "start/start.h"
 #include "transport/transport.h"
-
-static volatile sig_atomic_t stop_signal;
-
-static void
-on_stop(int sig)
-{
-    stop_signal = sig;
-}
-
-/* Take over SIGTERM/SIGINT only where nobody else handles them. */
-static void
-catch_stop(int sig)
-{
-    struct sigaction old, sa = {.sa_handler = on_stop};
-    sigemptyset(&sa.sa_mask);
-    if (sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_DFL)
-        sigaction(sig, &sa, NULL);
-}
 
 typedef struct {
     int lfd, fd;
@@ -54,7 +39,7 @@ accept_one(int lfd)
     accept_args a = {lfd, -1};
     do
         mqi_block_run(accept_fn, &a);
-    while (a.fd < 0 && errno == EINTR && !stop_signal && !mqi_block_stopped());
+    while (a.fd < 0 && errno == EINTR && !mqi_stop_signal() && !mqi_block_stopped());
     return a.fd;
 }
 
@@ -119,7 +104,7 @@ accept_loop(const mqi_listener *l, const mqi_start_mode *mode)
     mqi_refusals refused = {0};
     struct timeval tv = {.tv_sec = 0, .tv_usec = 500 * 1000};
     int waits = setsockopt(l->lfd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) == 0;
-    while (!stop_signal && !mqi_block_stopped()) {
+    while (!mqi_stop_signal() && !mqi_block_stopped()) {
         if (!waits) { /* no timeout on accept: poll bounds the wait */
             struct pollfd p = {.fd = l->lfd, .events = POLLIN};
             if (mqi_block_poll(&p, 1, 500) <= 0) {
@@ -147,8 +132,23 @@ accept_loop(const mqi_listener *l, const mqi_start_mode *mode)
 static void
 wait_for_stop(void)
 {
-    while (!stop_signal && !mqi_block_stopped())
+    while (!mqi_stop_signal() && !mqi_block_stopped())
         mqi_block_poll(NULL, 0, 500);
+}
+
+/* The listener is done: stop listening and leave. */
+static void
+leave(MqContextC *ctx, const mqi_transport *tp, int lfd)
+{
+    stop_listening(ctx, tp, lfd);
+    if (mqi_stop_signal())
+        mqi_log(ctx, MK_LOG_INFO, "listener stopped by signal %d", (int)mqi_stop_signal());
+    else
+        mqi_log(ctx, MK_LOG_INFO, "listener stopped: its thread was interrupted");
+    /* Instances may still run in other threads: leave the way the signal
+     * would have (no exit handlers racing them), with the output flushed. */
+    fflush(NULL);
+    _exit(0);
 }
 
 /* Returns only when a mode that accepts on its own cannot start. */
@@ -156,8 +156,6 @@ static void
 serve_forever(const mqi_listener *l, const mqi_start_mode *mode)
 {
     MqContextC *ctx = l->tmpl;
-    catch_stop(SIGTERM);
-    catch_stop(SIGINT);
     (void)MkLogGetLevel(); /* read the environment once, not in every instance */
     if (!mode->run)
         accept_loop(l, mode);
@@ -165,15 +163,7 @@ serve_forever(const mqi_listener *l, const mqi_start_mode *mode)
         return;
     else
         wait_for_stop();
-    stop_listening(ctx, l->tp, l->lfd);
-    if (stop_signal)
-        mqi_log(ctx, MK_LOG_INFO, "listener stopped by signal %d", (int)stop_signal);
-    else
-        mqi_log(ctx, MK_LOG_INFO, "listener stopped: its thread was interrupted");
-    /* Instances may still run in other threads: leave the way the signal
-     * would have (no exit handlers racing them), with the output flushed. */
-    fflush(NULL);
-    _exit(0);
+    leave(ctx, l->tp, l->lfd);
 }
 
 MkErrorE
@@ -188,6 +178,7 @@ mqi_listen_serve(MqContextC *ctx)
         return MK_ERROR;
     if (tp->listen(ctx, &lfd) != MK_OK)
         return MK_ERROR;
+    mqi_stop_catch();
     mqi_listener l = {.tmpl = ctx, .tp = tp, .lfd = lfd, .accept = listen_accept,
                       .serve = mqi_instance_serve, .refuse = refuse};
     if (mode) {
@@ -197,6 +188,8 @@ mqi_listen_serve(MqContextC *ctx)
     }
     int fd = listen_accept(&l);
     int e = errno;
+    if (fd < 0 && mqi_stop_signal())
+        leave(ctx, tp, lfd); /* stopped before the first client came */
     stop_listening(ctx, tp, lfd);
     if (fd < 0)
         return MkErrorSet(ctx->err, MQ_ERR_SYSTEM, "LinkCreate: accept failed: %s", strerror(e));

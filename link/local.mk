@@ -15,6 +15,9 @@ link_libmqlink_objs_la_SOURCES = \
 	link/version.c \
 	link/link.c \
 	link/listen.c \
+	link/stop.c \
+	link/trace.c \
+	link/trace.h \
 	link/conn.c \
 	link/frame.c \
 	link/pending.c \
@@ -50,7 +53,7 @@ LINK_TEST_HELPERS = tests/liblinktest.la $(LINK_TEST_LIBS)
 LINK_TESTS = link/fault_test link/persist_test link/block_test \
 	link/transport/pipe/pipe_test link/transport/tcp/tcp_test \
 	link/transport/uds/uds_test link/start/start_test link/start/fork_test \
-	link/limits_test link/option_test
+	link/limits_test link/option_test link/reconnect_test
 check_PROGRAMS += $(LINK_TESTS)
 TESTS += $(LINK_TESTS) link/layers_test.py link/parent_syscalls_test.sh
 EXTRA_DIST += link/layers_test.py
@@ -63,6 +66,7 @@ link_start_fork_test_LDADD = $(LINK_TEST_HELPERS)
 link_block_test_LDADD = $(LINK_TEST_HELPERS)
 link_fault_test_LDADD = $(LINK_TEST_HELPERS)
 link_limits_test_LDADD = $(LINK_TEST_HELPERS)
+link_reconnect_test_LDADD = $(LINK_TEST_HELPERS)
 link_option_test_LDADD = $(LINK_TEST_LIBS)
 link_persist_test_CFLAGS = $(AM_CFLAGS) $(SQLITE3_CFLAGS)
 link_persist_test_LDADD = $(LINK_TEST_HELPERS) $(SQLITE3_LIBS)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "link_int.h"
+#include "trace.h"
 
 static uint32_t
 token_word(const char *token)
@@ -96,15 +97,20 @@ mqi_serve_call(MqContextC *ctx, const mqi_hdr *h, MkBufferStreamC *body)
     ctx->call = (mqi_call){.kind = h->kind, .trans = h->trans, .flags = h->flags};
     memcpy(ctx->call.token, h->token, 5);
     mqi_reading was = mqi_read_begin(ctx, body);
-    if (s)
-        rc = s->cb.fn(ctx, s->cb.data);
-    else
+    if (!s)
         rc = MkErrorSet(ctx->err, MQ_ERR_SERVICE, "service '%s' not found on '%s'", h->token,
                         MqConfigGetName(ctx));
+    else if (mqi_trace_services(ctx))
+        rc = mqi_trace_service_call(ctx, h, s->cb.fn, s->cb.data);
+    else
+        rc = s->cb.fn(ctx, s->cb.data);
     if (ctx->conn && ctx->conn->up) {
         uint64_t trans = h->kind == MQI_ONEWAY ? 0 : h->trans;
         if (rc == MK_ERROR && !ctx->call.answered) {
             MkBufferStreamReset(&ctx->send);
+            mqi_trace_service_failed(ctx, h);
+            if (!trans)
+                mqi_trace_oneway_error(ctx, "sent to the caller", h->token, ctx->err);
             mqi_send_error(ctx, trans, MqErrorGetCode(ctx), MqErrorGetText(ctx));
         } else if (rc == MK_ERROR) {
             mqi_log(ctx, MK_LOG_WARN, "service '%s' failed after answering: %s", h->token,

@@ -4,7 +4,8 @@
 # pkg-config flags with no unsubstituted @pattern@, and a C and a C++
 # program built with nothing but those flags must run against the
 # installed libraries, and Python, Tcl, Ruby and Java (when built) must load the
-# installed binding with the variable README.md's "Install" names.
+# installed binding with the variable README.md's "Install" names, and mypy
+# must find the Python stubs after `make install` and after `pip install`.
 : "${top_builddir:?run from make check}"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/mqinstall.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
@@ -90,12 +91,58 @@ installed_from() { # installed_from COMMAND...: the file it prints is under $roo
     echo "$out"
     case "$out" in "$root"/*) ;; *) return 1 ;; esac
 }
+# Python typing (PEP 561): mypy finds the stubs where HOW put them (SITE) and
+# holds a program to them: the good file passes, each bad file fails on its
+# one mistake (not on a missing module).
+have_mypy() {
+    "${PYTHON:-python3}" -m mypy --version >/dev/null 2>&1 ||
+        "${PYTHON:-python3}" -m pip install -q mypy >/dev/null 2>&1
+}
+mypy_run() { # mypy_run SITE FILE
+    PYTHONPATH=$1 "${PYTHON:-python3}" -m mypy --strict --no-incremental \
+        --cache-dir="$tmp/mypy-cache" "$2"
+}
+mypy_refuses() { # mypy_refuses SITE FILE EXPECTED: fails, saying EXPECTED
+    out=$(mypy_run "$1" "$2")
+    echo "$out"
+    ! echo "$out" | grep -q '^Success' && echo "$out" | grep -qF -- "$3"
+}
+typecheck_cases() { # typecheck_cases HOW SITE
+    t=$top_srcdir/wrappers/python/typecheck
+    if ! have_mypy; then
+        check "python: mypy after $1 # SKIP mypy is missing and pip cannot install it" true
+        return
+    fi
+    check "python: mypy after $1 accepts good.py" mypy_run "$2" "$t/good.py"
+    check "python: mypy after $1 refuses a str for the argument list" \
+        mypy_refuses "$2" "$t/bad_argv_str.py" 'LinkCreate" of "MqContextC" has incompatible type "str"'
+    check "python: mypy after $1 refuses a two-argument service" \
+        mypy_refuses "$2" "$t/bad_callback_arity.py" 'ServiceCreate" of "MqContextC" has incompatible type'
+    check "python: mypy after $1 refuses MK_TYPE_I32 for a wait mode" \
+        mypy_refuses "$2" "$t/bad_enum.py" 'expected "MqWaitE"'
+}
 if ls "$top_builddir"/wrappers/python/mqlink*.so >/dev/null 2>&1; then
     py_import() {
         PYTHONPATH=$(echo "$root$prefix"/lib/python3*/site-packages) installed_from \
             "${PYTHON:-python3}" -c 'import mqlink; print(mqlink.__file__)'
     }
     check "python: PYTHONPATH=PREFIX/lib/python3*/site-packages, import mqlink" py_import
+    typecheck_cases "make install" "$(echo "$root$prefix"/lib/python3*/site-packages)"
+    pip_install() { # pip install wrappers/python against the installed tree, from a
+        # copy: pip builds in the source directory (build/, *.egg-info)
+        mkdir -p "$tmp/src/wrappers" &&
+            cp -R "$top_srcdir/wrappers/python" "$top_srcdir/wrappers/api" \
+                "$top_srcdir/wrappers/gen" "$tmp/src/wrappers/" &&
+            "${PYTHON:-python3}" -m pip install -q --no-deps --target "$tmp/pip" \
+                "$tmp/src/wrappers/python" 2>&1
+    }
+    if out=$(pip_install); then
+        typecheck_cases "pip install" "$tmp/pip"
+    elif echo "$out" | grep -q "No matching distribution\|Could not find a version"; then
+        check "python: pip install # SKIP pip cannot fetch the build requirements" true
+    else
+        check "python: pip install wrappers/python" sh -c 'echo "$1"; false' - "$out"
+    fi
 fi
 if [ -e "$top_builddir/wrappers/tcl/libmqlinktcl.so" ]; then
     tcl_require() {

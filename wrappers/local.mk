@@ -43,7 +43,12 @@ EXTRA_DIST += \
 	wrappers/python/buffer_test.py \
 	wrappers/python/threads_test.py \
 	wrappers/python/callback_test.py \
+	wrappers/python/reconnect_test.py \
 	wrappers/python/taptest.py \
+	wrappers/python/typecheck/good.py \
+	wrappers/python/typecheck/bad_argv_str.py \
+	wrappers/python/typecheck/bad_callback_arity.py \
+	wrappers/python/typecheck/bad_enum.py \
 	wrappers/cxx/mqlinkcxx.pc.in
 
 # The description covers every public C function; the generator's output
@@ -63,8 +68,11 @@ wrappers/python/gen/glue.c: $(MQGEN_DEPS)
 	$(AM_V_GEN)$(MKDIR_P) wrappers/python/gen && $(MQGEN) $(MQAPI) python-glue $@
 wrappers/python/gen/glue.h: $(MQGEN_DEPS)
 	$(AM_V_GEN)$(MKDIR_P) wrappers/python/gen && $(MQGEN) $(MQAPI) python-h $@
-wrappers/python/mqlink.pyi: $(MQGEN_DEPS)
-	$(AM_V_GEN)$(MKDIR_P) wrappers/python && $(MQGEN) $(MQAPI) python-pyi $@
+# The stubs as a stub-only package (PEP 561): type checkers skip a lone
+# mqlink.pyi beside an extension module in site-packages.
+MQPY_STUBS = wrappers/python/mqlink-stubs/__init__.pyi
+$(MQPY_STUBS): $(MQGEN_DEPS)
+	$(AM_V_GEN)$(MKDIR_P) wrappers/python/mqlink-stubs && $(MQGEN) $(MQAPI) python-pyi $@
 BUILT_SOURCES += wrappers/python/gen/glue.c wrappers/python/gen/glue.h
 
 # The module's objects, always position independent (a static libmqlink in
@@ -97,9 +105,11 @@ wrappers/python/perfserver-python: $(top_srcdir)/wrappers/python/perfserver.py
 	$(AM_V_GEN)sed -e "1s|.*|#!`$(PYTHON) -c 'import sys; print(sys.executable)'`|" \
 	  -e 's|^# @MQLINK_SITE@|sys.path.insert(0, "$(pyextdir)")|' $< > $@ && chmod +x $@
 
-nodist_pyext_DATA = $(MQPY_EXT) wrappers/python/mqlink.pyi
+nodist_pyext_DATA = $(MQPY_EXT)
+pystubsdir = $(pyextdir)/mqlink-stubs
+nodist_pystubs_DATA = $(MQPY_STUBS)
 nodist_bin_SCRIPTS = wrappers/python/perfserver-python
-CLEANFILES += $(MQPY_EXT) wrappers/python/mqlink.pyi wrappers/python/gen/glue.c \
+CLEANFILES += $(MQPY_EXT) $(MQPY_STUBS) wrappers/python/gen/glue.c \
 	wrappers/python/gen/glue.h \
 	wrappers/python/perfserver-python
 endif
@@ -131,7 +141,7 @@ endif
 WRAPPER_TESTS =
 if WITH_PYTHON
 WRAPPER_PY_TESTS = wrappers/python/py-configfile.sh wrappers/python/py-buffer.sh \
-	wrappers/python/py-threads.sh wrappers/python/py-callback.sh
+	wrappers/python/py-threads.sh wrappers/python/py-callback.sh wrappers/python/py-reconnect.sh
 WRAPPER_TESTS += $(WRAPPER_PY_TESTS)
 # py-NAME.sh runs wrappers/python/NAME_test.py
 $(WRAPPER_PY_TESTS): wrappers/python/py-%.sh: Makefile
@@ -160,7 +170,7 @@ include wrappers/ruby/local.mk
 TESTS += $(WRAPPER_TESTS)
 nodist_check_SCRIPTS = $(WRAPPER_TESTS)
 CLEANFILES += wrappers/python/py-configfile.sh wrappers/python/py-buffer.sh \
-	wrappers/python/py-threads.sh wrappers/python/py-callback.sh
+	wrappers/python/py-threads.sh wrappers/python/py-callback.sh wrappers/python/py-reconnect.sh
 
 include wrappers/tcl/local.mk
 include tests/interop/local.mk

@@ -1,10 +1,9 @@
 /* fork.c — the --fork start mode.  The child closes the listening socket,
- * forgets the listener's signal handlers, and leaves when its instance
- * is done, so it never returns into the listener's accept loop.  Every page
- * the child writes first costs a fault and a copy: it writes as few as it
- * can. */
+ * keeps the library's stop signals (stop.c: a signal ends its link in
+ * order), and leaves when its instance is done, so it never returns into
+ * the listener's accept loop.  Every page the child writes first costs a
+ * fault and a copy: it writes as few as it can. */
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdio_ext.h>
 #include <stdlib.h>
@@ -43,8 +42,6 @@ start(const mqi_listener *l, int fd)
         return MK_OK;
     }
     close(l->lfd);
-    signal(SIGTERM, SIG_DFL);
-    signal(SIGINT, SIG_DFL);
     /* The listener's cached streams stay: this process's copies of them are
      * its own, and freeing them would only copy their pages. */
     l->serve(tmpl, fd);

@@ -138,3 +138,64 @@ tests/interop/rb-rb-gc.sh: Makefile
 	$(AM_V_GEN)$(MKDIR_P) tests/interop && { echo '$(INTEROP_ENV) MQRB_GC_STRESS=1; export MQRB_GC_STRESS;'; \
 	  echo 'exec $(INTEROP_RUN) "$(INTEROP_CLIENT_rb)" "$(INTEROP_SERVER_rb)" "pipe" "$$(($(INTEROP_CASES_rb) + 1))"'; } > $@ && chmod +x $@
 endif
+
+# Stop signals: SIGINT, SIGTERM, SIGHUP to each language's interop server in
+# each start mode it has, listening and serving (signal_test.sh; its client
+# is Python).
+if WITH_PYTHON
+SIGNAL_RUN = $(SHELL) $(abs_top_srcdir)/tests/interop/signal_test.sh
+SIGNAL_MODES_c = plain fork spawn thread
+SIGNAL_MODES_cxx = $(SIGNAL_MODES_c)
+SIGNAL_MODES_py = $(SIGNAL_MODES_c)
+SIGNAL_MODES_tcl = $(SIGNAL_MODES_c)
+SIGNAL_MODES_rb = plain fork spawn
+SIGNAL_MODES_java = plain spawn thread
+SIGNAL_TESTS = tests/interop/signal-c.sh tests/interop/signal-py.sh
+FAILED_TESTS = tests/interop/failed-c.sh tests/interop/failed-py.sh
+if WITH_CXX
+SIGNAL_TESTS += tests/interop/signal-cxx.sh
+FAILED_TESTS += tests/interop/failed-cxx.sh
+endif
+if WITH_TCL
+SIGNAL_TESTS += tests/interop/signal-tcl.sh
+FAILED_TESTS += tests/interop/failed-tcl.sh
+endif
+if WITH_RUBY
+SIGNAL_TESTS += tests/interop/signal-rb.sh
+FAILED_TESTS += tests/interop/failed-rb.sh
+endif
+if WITH_JAVA
+SIGNAL_TESTS += tests/interop/signal-java.sh
+FAILED_TESTS += tests/interop/failed-java.sh
+endif
+TESTS += $(SIGNAL_TESTS)
+nodist_check_SCRIPTS += $(SIGNAL_TESTS)
+CLEANFILES += $(SIGNAL_TESTS)
+# What --debug N shows, level by level (trace_test.sh, a Python client and
+# server).
+TESTS += tests/interop/trace.sh
+nodist_check_SCRIPTS += tests/interop/trace.sh
+CLEANFILES += tests/interop/trace.sh
+tests/interop/trace.sh: Makefile
+	$(AM_V_GEN)$(MKDIR_P) tests/interop && { echo '$(INTEROP_ENV)'; \
+	  echo 'exec $(SHELL) $(abs_top_srcdir)/tests/interop/trace_test.sh $(INTEROP_SERVER_py)'; } > $@ && chmod +x $@
+# A service that raises is logged by its server with its stack, in every
+# language (failed_service_test.sh; FAILED_STACK_LANG: what the stack shows).
+TESTS += $(FAILED_TESTS)
+nodist_check_SCRIPTS += $(FAILED_TESTS)
+CLEANFILES += $(FAILED_TESTS)
+FAILED_STACK_c =
+FAILED_STACK_cxx =
+FAILED_STACK_py = pyserver.py\", line [0-9]*, in FAIL
+FAILED_STACK_tcl = while executing
+FAILED_STACK_rb = rbserver.rb:[0-9]*:in .FAIL
+FAILED_STACK_java = at JavaServer.FAIL(JavaServer.java:
+$(FAILED_TESTS): tests/interop/failed-%.sh: Makefile
+	$(AM_V_GEN)$(MKDIR_P) tests/interop && { echo '$(INTEROP_ENV)'; \
+	  echo 'exec $(SHELL) $(abs_top_srcdir)/tests/interop/failed_service_test.sh "$(FAILED_STACK_$*)" $(INTEROP_SERVER_$*)'; } > $@ && chmod +x $@
+$(SIGNAL_TESTS): tests/interop/signal-%.sh: Makefile
+	$(AM_V_GEN)$(MKDIR_P) tests/interop && { echo '$(INTEROP_ENV)'; \
+	  echo 'exec $(SIGNAL_RUN) "$(SIGNAL_MODES_$*)" $(INTEROP_SERVER_$*)'; } > $@ && chmod +x $@
+endif
+EXTRA_DIST += tests/interop/signal_test.sh tests/interop/trace_test.sh \
+	tests/interop/failed_service_test.sh

@@ -193,6 +193,8 @@ take_exception(JNIEnv *env, mqj_str *text)
     jstring s = NULL;
     MK_I32 code = MK_ERR_GENERIC;
 
+    if (MkLogGetLevel() >= MK_LOG_WARN)
+        (*env)->ExceptionDescribe(env); /* the default level: the stack trace, on stderr */
     (*env)->ExceptionClear(env);
     text->s = text->small;
     strcpy(text->small, "java exception");

@@ -148,7 +148,8 @@ error_to_ctx(MqContextC *ctx)
 
     PyErr_Fetch(&type, &value, &tb);
     PyErr_NormalizeException(&type, &value, &tb);
-    if (MkLogGetLevel() >= MK_LOG_DEBUG) {
+    /* at the default level: a failing service shows its traceback */
+    if (MkLogGetLevel() >= MK_LOG_WARN) {
         PyErr_Restore(Py_XNewRef(type), Py_XNewRef(value), Py_XNewRef(tb));
         PyErr_Print();
     }

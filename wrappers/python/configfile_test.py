@@ -140,7 +140,8 @@ def test_not_subclassable():
 
 
 def test_stubs():
-    pyi = os.path.join(os.environ.get("top_builddir", "."), "wrappers", "python", "mqlink.pyi")
+    pyi = os.path.join(os.environ.get("top_builddir", "."), "wrappers", "python", "mqlink-stubs",
+                       "__init__.pyi")
     with open(pyi, encoding="utf-8") as fh:
         tree = ast.parse(fh.read())  # e.g. a C parameter named def must not break it
     classes = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}

@@ -40,8 +40,8 @@ class BuildExt(build_ext):
             ext.sources = [glue if s == "gen/glue.c" else s for s in ext.sources]
             ext.include_dirs.append(temp)
         super().run()
-        stub = os.path.join(self.build_lib, "mqlink.pyi")
-        generate("python-pyi", stub)
+        # a stub-only package (PEP 561): type checkers skip a lone mqlink.pyi
+        generate("python-pyi", os.path.join(self.build_lib, "mqlink-stubs", "__init__.pyi"))
 
 
 cflags = pkg_config("--cflags")

@@ -204,6 +204,24 @@ error_text(VALUE exc)
     return rb_sprintf("%" PRIsVALUE ": %" PRIsVALUE, rb_class_name(rb_obj_class(exc)), msg);
 }
 
+static VALUE
+full_message(VALUE exc)
+{
+    return rb_funcall(exc, rb_intern("full_message"), 0);
+}
+
+/* At the default level the backtrace goes to stderr, as Ruby prints it. */
+static void
+print_backtrace(VALUE exc)
+{
+    int state = 0;
+    VALUE full = rb_protect(full_message, exc, &state);
+    if (!state && RB_TYPE_P(full, T_STRING))
+        fprintf(stderr, "%.*s", (int)RSTRING_LEN(full), RSTRING_PTR(full));
+    rb_set_errinfo(Qnil);
+    RB_GC_GUARD(full);
+}
+
 static MkErrorE
 error_to_ctx(MqContextC *ctx)
 {
@@ -212,6 +230,8 @@ error_to_ctx(MqContextC *ctx)
     MK_I32 c = MK_ERR_GENERIC;
 
     rb_set_errinfo(Qnil);
+    if (MkLogGetLevel() >= MK_LOG_WARN)
+        print_backtrace(exc);
     text = rb_protect(error_text, exc, &state);
     if (state || !RB_TYPE_P(text, T_STRING)) {
         rb_set_errinfo(Qnil);

@@ -122,7 +122,7 @@ error_to_ctx(Tcl_Interp *interp, MqContextC *ctx, int rc)
         if (Tcl_GetWideIntFromObj(NULL, w[1], &c) == TCL_OK && c > 0 && c <= INT32_MAX)
             code = (MK_I32)c;
     }
-    if (MkLogGetLevel() >= MK_LOG_DEBUG) {
+    if (MkLogGetLevel() >= MK_LOG_WARN) { /* the default level: the error's stack */
         Tcl_Obj *info = Tcl_NewStringObj("-errorinfo", -1), *v = NULL;
         Tcl_IncrRefCount(info);
         if (Tcl_DictObjGet(NULL, opts, info, &v) == TCL_OK && v)

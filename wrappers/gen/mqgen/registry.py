@@ -13,7 +13,7 @@ class Output:
 OUTPUTS = [
     Output("python-glue", python_glue.emit, "C for the CPython module (gen/glue.c)"),
     Output("python-h", python_plain.emit_h, "its declarations for the runtime (gen/glue.h)"),
-    Output("python-pyi", python_stubs.emit, "the Python stubs (mqlink.pyi)"),
+    Output("python-pyi", python_stubs.emit, "the Python stubs (mqlink-stubs/__init__.pyi)"),
     Output("cxx", cxx.emit, "the header-only C++ binding (mqlink.hh)"),
     Output("java-glue", java.emit_glue, "C for the JNI library (gen/glue.c)"),
     Output("java-classes", java.emit_classes, "the Java classes, split on '//// NAME.java'"),

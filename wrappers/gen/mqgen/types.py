@@ -117,6 +117,10 @@ def _text(name, to, tcl_to, rb_to):
         java=Col(**JAVA_STR_IN))
 
 
+# The Python stubs' enum types (NewType of int) that the hints above name:
+# MQ_WAIT_* cannot be passed where an MK_TYPE_* is expected.
+PY_ENUMS = ("MkErrorE", "MkTypeE", "MqWaitE")
+
 TYPES = {t.name: t for t in [
     _number("I8", "MK_I8", "PyLong_FromLong({v})", "int", "integer", "Integer", "byte", rb_build="INT2FIX({v})"),
     _number("I16", "MK_I16", "PyLong_FromLong({v})", "int", "integer", "Integer", "short", rb_build="INT2FIX({v})"),
@@ -126,11 +130,11 @@ TYPES = {t.name: t for t in [
     _number("DBL", "MK_DBL", "PyFloat_FromDouble({v})", "float", "double", "Float", "double", rb_build="DBL2NUM({v})"),
     _number("BOL", "MK_BOL", "PyBool_FromLong({v})", "bool", "boolean", "true/false",
             "boolean", cxx="bool", rb_build="(({v}) ? Qtrue : Qfalse)"),
-    _number("TYPE", "MkTypeE", "PyLong_FromLong({v})", "int", "integer", "Integer", "int",
+    _number("TYPE", "MkTypeE", "PyLong_FromLong({v})", "MkTypeE", "integer", "Integer", "int",
             rb_build="INT2FIX({v})"),
     Type("WAIT", (IN,), c_in=[("value", "MqWaitE")],
          cxx=Col(param="MqWaitE", args=("{n}",)),
-         python=Col(hint_in="int", local=("MqWaitE {n}",), args=("{n}",),
+         python=Col(hint_in="MqWaitE", local=("MqWaitE {n}",), args=("{n}",),
                     to='mqpy_to_WAIT({arg}, &{n}, "{fn}")'),
          tcl=Col(in_="integer or MQ_WAIT_* name", local=("MqWaitE {n}",), args=("{n}",),
                  to='mqtcl_to_WAIT(interp, {arg}, &{n}, "{fn}")'),
@@ -221,7 +225,7 @@ TYPES = {t.name: t for t in [
     Type("ARGV", (IN,), c_in=[("argc", "int"), ("argv", "const char **")], temporary=True,
          cxx=Col(param="const std::vector<std::string> &", args=("{n}_v.argc()", "{n}_v.argv()"),
                  hold="detail::Argv {n}_v({n});"),
-         python=Col(hint_in="Sequence[str]", local=("int {n}_argc", "char **{n}"), args=("{n}_argc", "(const char **){n}"),
+         python=Col(hint_in="list[str] | tuple[str, ...]", local=("int {n}_argc", "char **{n}"), args=("{n}_argc", "(const char **){n}"),
                     to='mqpy_to_ARGV({arg}, &{n}_argc, &{n}, "{fn}")',
                     release="mqpy_argv_free({n}_argc, {n});"),
          tcl=Col(in_="list", local=("int {n}_argc", "const char **{n}"),
@@ -241,7 +245,7 @@ TYPES = {t.name: t for t in [
                  # held until the C call takes it: MK_ERROR (or an exception
                  # before the call) leaves it to the holder, which frees it
                  hold="detail::CallbackHold {n}_d(std::move({n}), detail::Scope::{scope});"),
-         python=Col(hint_in="Callable[..., object]", local=("void *{n}",),
+         python=Col(hint_in="Callable[[], object] | Callable[[Self], object]", local=("void *{n}",),
                     args=("mqpy_cb_call", "{n}", "mqpy_cb_free"),
                     to='({n} = mqpy_cb_new((PyObject *)self, {arg}, MQPY_SCOPE_{scope}, "{fn}"))'),
          tcl=Col(in_="command prefix", local=("void *{n}",),
