@@ -35,3 +35,6 @@ TESTS += tests/usage_test.sh
 # the README's C example, taken from README.md: no warning, and it serves
 dist_check_SCRIPTS += tests/readme_test.sh
 TESTS += tests/readme_test.sh
+
+# test certificates, made at test time (TLS tests, the suite's tcp_tls rows)
+dist_check_SCRIPTS += tests/tls_certs.sh
