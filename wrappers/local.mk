@@ -43,6 +43,7 @@ EXTRA_DIST += \
 	wrappers/python/buffer_test.py \
 	wrappers/python/threads_test.py \
 	wrappers/python/callback_test.py \
+	wrappers/python/tls_test.py \
 	wrappers/python/taptest.py \
 	wrappers/cxx/mqlinkcxx.pc.in
 
@@ -132,6 +133,9 @@ WRAPPER_TESTS =
 if WITH_PYTHON
 WRAPPER_PY_TESTS = wrappers/python/py-configfile.sh wrappers/python/py-buffer.sh \
 	wrappers/python/py-threads.sh wrappers/python/py-callback.sh
+if HAVE_OPENSSL
+WRAPPER_PY_TESTS += wrappers/python/py-tls.sh
+endif
 WRAPPER_TESTS += $(WRAPPER_PY_TESTS)
 # py-NAME.sh runs wrappers/python/NAME_test.py
 $(WRAPPER_PY_TESTS): wrappers/python/py-%.sh: Makefile
