@@ -21,7 +21,7 @@
 # `./build.bash perf-release test` builds whatever is missing first.
 set -euo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-DEBIAN_PACKAGES="autoconf automake libtool pkg-config make gcc g++ libsqlite3-dev libconfig-dev
+DEBIAN_PACKAGES="autoconf automake libtool pkg-config make gcc g++ libsqlite3-dev libconfig-dev libssl-dev
   tcl-dev ruby-dev default-jdk python3-dev gnuplot-nox libzmq3-dev strace"
 
 # The sanitizer and fuzz setups build with clang (its UBSan also sees what

@@ -82,6 +82,21 @@ note(mqi_conn *c, const char *fmt, ...)
     c->note(c, text);
 }
 
+/* The plain socket: the I/O of every connection no transport secured. */
+static ssize_t
+plain_recv(mqi_conn *c, void *p, size_t cap, int wait)
+{
+    return recv(c->fd, p, cap, wait ? 0 : MSG_DONTWAIT);
+}
+
+static ssize_t
+plain_send(mqi_conn *c, const void *p, size_t n)
+{
+    return send(c->fd, p, n, MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
+static const mqi_io plain_io = {.recv = plain_recv, .send = plain_send};
+
 mqi_conn *
 mqi_conn_create(int fd, const mqi_config *cfg, int is_server)
 {
@@ -89,6 +104,7 @@ mqi_conn_create(int fd, const mqi_config *cfg, int is_server)
     if (!c)
         return NULL;
     c->fd = fd;
+    c->io = &plain_io;
     c->is_server = is_server;
     c->err = &c->err_store;
     c->flush_at = cfg->buffersize;
@@ -163,6 +179,8 @@ mqi_conn_free(mqi_conn *c)
         return;
     if (c->fd >= 0 && c->await_close)
         wait_server_close(c);
+    if (c->io->close)
+        c->io->close(c);
     if (c->fd >= 0)
         close(c->fd);
     if (c->pid > 0)
@@ -217,9 +235,9 @@ wait_server_close(mqi_conn *c)
     char scratch[512];
     for (;;) {
         MK_I64 left = deadline - mqi_now_ms();
-        if (left <= 0 || wait_fd(c->fd, POLLIN, left) <= 0)
+        if (left <= 0 || (!mqi_conn_buffered(c) && wait_fd(c->fd, POLLIN, left) <= 0))
             break;
-        ssize_t n = recv(c->fd, scratch, sizeof scratch, MSG_DONTWAIT);
+        ssize_t n = c->io->recv(c, scratch, sizeof scratch, 0);
         if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
             break;
     }
@@ -232,7 +250,8 @@ static MkErrorE fill(mqi_conn *c, int flags);
  * when the link ended.  Without MSG_DONTWAIT it may sleep: a blocking
  * section for the hooks. */
 typedef struct {
-    int fd, flags;
+    mqi_conn *c;
+    int flags;
     void *p;
     size_t cap;
     ssize_t n;
@@ -242,14 +261,14 @@ static void *
 recv_fn(void *p)
 {
     recv_args *a = p;
-    a->n = recv(a->fd, a->p, a->cap, a->flags);
+    a->n = a->c->io->recv(a->c, a->p, a->cap, !(a->flags & MSG_DONTWAIT));
     return NULL;
 }
 
 static MkErrorE
 recv_into(mqi_conn *c, void *p, size_t cap, int flags, size_t *got)
 {
-    recv_args a = {c->fd, flags, p, cap, -1};
+    recv_args a = {c, flags, p, cap, -1};
     if (flags & MSG_DONTWAIT)
         recv_fn(&a);
     else
@@ -261,6 +280,8 @@ recv_into(mqi_conn *c, void *p, size_t cap, int flags, size_t *got)
     }
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
         return MK_CONTINUE;
+    if (n < 0 && errno == MQI_IO_FAILED)
+        return MK_ERROR; /* the I/O layer gave the reason */
     if (n == 0)
         mqi_conn_fail(c, MQ_ERR_LINK, "peer closed the connection");
     else
@@ -403,13 +424,15 @@ mqi_conn_flush_within(mqi_conn *c, MK_I64 timeout_ms)
         return MK_ERROR;
     MK_I64 deadline = -2; /* taken when a write first has to wait */
     while (b->off < b->len) {
-        ssize_t n = send(c->fd, b->p + b->off, b->len - b->off, MSG_DONTWAIT | MSG_NOSIGNAL);
+        ssize_t n = c->io->send(c, b->p + b->off, b->len - b->off);
         if (n > 0) {
             b->off += (size_t)n;
             continue;
         }
         if (n < 0 && errno == EINTR)
             continue;
+        if (n < 0 && errno == MQI_IO_FAILED)
+            return MK_ERROR;
         if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
             mqi_conn_fail(c, MQ_ERR_LINK, "write failed: %s", strerror(errno));
             return MK_ERROR;
@@ -467,7 +490,7 @@ mqi_conn_send_preamble(mqi_conn *c)
 {
     unsigned char pre[MQI_PREAMBLE_SIZE];
     mqi_preamble_encode(pre, c->is_server);
-    ssize_t n = c->wbuf.len ? 0 : send(c->fd, pre, sizeof pre, MSG_DONTWAIT | MSG_NOSIGNAL);
+    ssize_t n = c->wbuf.len ? 0 : c->io->send(c, pre, sizeof pre);
     if (n == (ssize_t)sizeof pre)
         return MK_OK;
     /* a full socket buffer, or an error: the buffered path waits or reports */
@@ -499,8 +522,8 @@ mqi_conn_recv_preamble(mqi_conn *c, MK_I64 timeout_ms)
         /* as in the loop: a read that waits, when its receive timeout ends
          * before the deadline (one system call instead of poll + read) */
         int flags = MSG_DONTWAIT, ev = 0;
-        if (look)
-            look = 0;
+        if (look || mqi_conn_buffered(c))
+            look = 0; /* a server's first look, or decrypted input waiting (poll would not see it) */
         else if (c->rcvtimeo_ms > 0 && (left < 0 || left >= c->rcvtimeo_ms))
             flags = 0;
         else if ((ev = wait_fd(c->fd, POLLIN, left)) == 0)

@@ -208,6 +208,8 @@ wait_input(mqi_conn *c, MK_I64 deadline)
     MK_I64 left = deadline < 0 ? -1 : deadline - mqi_now_ms();
     if (deadline >= 0 && left < 0)
         left = 0; /* past the deadline: only look whether input is there */
+    if (mqi_conn_buffered(c))
+        return 1; /* read already (TLS): poll would not see it */
     struct pollfd p = {.fd = c->fd, .events = POLLIN};
     int n = mqi_block_poll(&p, 1, left < 0 ? -1 : (int)(left > 0x7fffffff ? 0x7fffffff : left));
     return n < 0 && errno == EINTR ? 1 : n;
@@ -307,7 +309,8 @@ mqi_loop(MqContextC *ctx, mqi_pending *waiter, MK_I64 deadline, int once)
             mqi_conn_fill(c); /* a closed link is handled at the top */
             continue;
         }
-        if (c->rcvtimeo_ms > 0 && (until < 0 || until - mqi_now_ms() >= c->rcvtimeo_ms)) {
+        if (c->rcvtimeo_ms > 0 && (until < 0 || until - mqi_now_ms() >= c->rcvtimeo_ms) &&
+            !mqi_conn_buffered(c)) {
             mqi_conn_fill_wait(c); /* returns before until; a closed link: at the top */
             if (mqi_block_stopped())
                 return MK_CONTINUE; /* interrupted: as if the deadline had passed */

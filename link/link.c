@@ -76,7 +76,9 @@ client_connect(MqContextC *ctx)
         mqi_conn_free(c);
         return MK_ERROR;
     }
-    if (mqi_conn_send_preamble(c) != MK_OK ||
+    const mqi_transport *tp = mqi_transport_get(ctx->cfg.tp);
+    if ((tp->secure && tp->secure(ctx, c, ctx->cfg.timeout_ms) != MK_OK) ||
+        mqi_conn_send_preamble(c) != MK_OK ||
         mqi_conn_recv_preamble(c, ctx->cfg.timeout_ms) != MK_OK) {
         MkErrorSet(ctx->err, MkErrorGetCode(c->err), "LinkCreate: handshake with the server failed: %s",
                    MkErrorGetText(c->err));
@@ -115,7 +117,9 @@ mqi_server_attach(MqContextC *ctx, int fd)
     int slow = c->frame_ms > 0 && (hello_ms < 0 || c->frame_ms < hello_ms);
     if (slow)
         hello_ms = c->frame_ms;
-    if (mqi_conn_recv_preamble(c, hello_ms) != MK_OK) {
+    const mqi_transport *tp = mqi_transport_get(ctx->cfg.tp);
+    if ((tp && tp->secure && tp->secure(ctx, c, hello_ms) != MK_OK) ||
+        mqi_conn_recv_preamble(c, hello_ms) != MK_OK) {
         MkErrorSet(ctx->err, MkErrorGetCode(c->err), "LinkCreate: handshake with the client failed: %s%s",
                    MkErrorGetText(c->err),
                    slow && MkErrorGetCode(c->err) == MQ_ERR_TIMEOUT ? " (--frame-timeout)" : "");
@@ -152,6 +156,9 @@ MqLinkCreate(MqContextC *ctx, int argc, const char **argv)
     if (!ctx->cfg.name && argc > 0 && argv[0])
         MqConfigSetName(ctx, strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0]);
     if (mqi_hooks_link_create(ctx) != MK_OK)
+        return MK_ERROR;
+    const mqi_transport *tp = mqi_transport_get(ctx->cfg.tp);
+    if (tp && tp->prepare && tp->prepare(ctx) != MK_OK)
         return MK_ERROR;
     if (ctx->cfg.socket_fd >= 0)
         return mqi_server_attach(ctx, ctx->cfg.socket_fd);

@@ -116,6 +116,23 @@ typedef struct mqi_config {
     int max_connections; /* --max-connections: a listener's instances alive at once */
     MK_I64 idle_ms;      /* --idle-timeout: a listener's link with no call closes (0: never) */
     MK_I64 frame_ms;     /* --frame-timeout: a started frame or handshake completes (0: never) */
+    char *tls_cert;      /* tcp: --tls-cert, --tls-key, --tls-ca, --tls-name (TLS on with either */
+    char *tls_key;       /*      of --tls-cert or --tls-ca) */
+    char *tls_ca;
+    char *tls_name;
+    int tls_fd;          /* spawned instance: the listener's key material (hidden --tls-fd) */
+    int allow_plaintext; /* --allow-plaintext: a non-loopback bind without TLS on purpose */
+    /* What a transport built from the options at link creation (TLS: the
+     * SSL_CTX).  Instances of a listener borrow the listener's (owned 0). */
+    struct {
+        void *state;
+        void (*release)(void *state);
+        int owned;
+        /* --spawn: "--<pass_option> <pass_fd>" hands a spawned instance
+         * the state as an inherited descriptor (NULL: nothing to pass) */
+        const char *pass_option;
+        int pass_fd;
+    } secure;
 } mqi_config;
 
 void mqi_config_init(mqi_config *c);
@@ -194,8 +211,28 @@ typedef struct mqi_bytes {
     size_t cap;
 } mqi_bytes;
 
+/* A connection's byte I/O: the plain socket (conn.c) unless a transport
+ * installs another (TLS).  recv and send behave like recv(2)/send(2) on a
+ * non-blocking socket (> 0 bytes, 0 end of stream, -1 with errno; EAGAIN:
+ * not now); recv with wait set may block up to the socket's receive
+ * timeout.  A failure of the layer itself (a TLS alert) fails the
+ * connection with its reason and returns -1 with errno MQI_IO_FAILED. */
+struct mqi_conn;
+typedef struct mqi_io {
+    ssize_t (*recv)(struct mqi_conn *c, void *p, size_t cap, int wait);
+    ssize_t (*send)(struct mqi_conn *c, const void *p, size_t n);
+    /* bytes taken from the socket but not yet returned by recv: poll does
+     * not see them (NULL: none ever) */
+    size_t (*buffered)(const struct mqi_conn *c);
+    /* before the socket closes: say goodbye, free io_state (may be NULL) */
+    void (*close)(struct mqi_conn *c);
+} mqi_io;
+#define MQI_IO_FAILED EPROTO
+
 typedef struct mqi_conn {
     int fd;
+    const mqi_io *io;   /* how bytes move (plain socket by default) */
+    void *io_state;
     int swap;           /* peer has the other byte order */
     int up;             /* handshake done, not closed */
     int is_server;
@@ -284,6 +321,12 @@ MkErrorE mqi_conn_write_within(mqi_conn *c, mqi_hdr *h, const MkBufferStreamC *b
                                MK_I64 timeout_ms);
 /* The same with an encoded body; h->items and h->len must be set. */
 MkErrorE mqi_conn_write_raw(mqi_conn *c, const mqi_hdr *h, const void *body);
+/* Input that is read but not yet seen by a poll of the socket (TLS). */
+static inline int
+mqi_conn_buffered(const mqi_conn *c)
+{
+    return c->io->buffered && c->io->buffered(c) > 0;
+}
 /* Register ctx under a child id: id 0 for the parent; for a client child
  * (ctx->parent set, id 0) a free id; on the server the peer's id, refused
  * when in use or past --max-children. */

@@ -2,7 +2,11 @@
 lib_LTLIBRARIES += link/libmqlink.la
 include_HEADERS += link/mqlink.h
 noinst_HEADERS += link/link_int.h link/option.h link/transport/transport.h link/start/start.h
-noinst_HEADERS += link/persist_int.h
+noinst_HEADERS += link/persist_int.h link/transport/tls/tls.h
+# TLS on OpenSSL (link/transport/tls/), when configure found it
+if HAVE_OPENSSL
+TLS_SOURCES = link/transport/tls/tls_ctx.c link/transport/tls/tls_io.c
+endif
 # As in kernel/local.mk: the objects are a convenience library built with
 # -fvisibility=hidden, libmqlink.la exports mqlink.h only, and the tests and
 # the fuzz targets, which call internals (link_int.h), link the objects.
@@ -35,13 +39,16 @@ link_libmqlink_objs_la_SOURCES = \
 	link/transport/uds/uds.c \
 	link/transport/tcp/tcp.c \
 	link/start/start.c \
+	$(TLS_SOURCES) \
 	link/start/fork.c \
 	link/start/thread.c \
 	link/start/spawn.c
 link_libmqlink_objs_la_LIBADD = link/storage/libmqstorage.la link/config/libmqconfig.la \
-	$(THREAD_LIBS)
+	$(OPENSSL_LIBS) $(THREAD_LIBS)
+link_libmqlink_objs_la_CPPFLAGS = $(AM_CPPFLAGS) $(OPENSSL_CFLAGS)
 link_libmqlink_la_SOURCES =
-link_libmqlink_la_LIBADD = link/libmqlink_objs.la kernel/libmkkernel.la $(THREAD_LIBS)
+link_libmqlink_la_LIBADD = link/libmqlink_objs.la kernel/libmkkernel.la $(OPENSSL_LIBS) \
+	$(THREAD_LIBS)
 link_libmqlink_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0
 
 LINK_TEST_LIBS = link/libmqlink_objs.la kernel/libmkkernel_objs.la tests/libmqtest.la
@@ -68,5 +75,10 @@ link_fault_test_LDADD = $(LINK_TEST_HELPERS)
 link_limits_test_LDADD = $(LINK_TEST_HELPERS)
 link_reconnect_test_LDADD = $(LINK_TEST_HELPERS)
 link_option_test_LDADD = $(LINK_TEST_LIBS)
+if HAVE_OPENSSL
+check_PROGRAMS += link/transport/tls/tls_test
+TESTS += link/transport/tls/tls_test
+link_transport_tls_tls_test_LDADD = $(LINK_TEST_HELPERS)
+endif
 link_persist_test_CFLAGS = $(AM_CFLAGS) $(SQLITE3_CFLAGS)
 link_persist_test_LDADD = $(LINK_TEST_HELPERS) $(SQLITE3_LIBS)

@@ -165,6 +165,7 @@ mqi_config_init(mqi_config *c)
     c->max_frame = MQI_DEFAULT_MAX_FRAME;
     c->max_children = MQI_DEFAULT_MAX_CHILDREN;
     c->socket_fd = -1;
+    c->tls_fd = -1;
     c->sync_full = 1;
     c->max_senders = MQI_DEFAULT_MAX_SENDERS;
     c->max_storage = MQI_DEFAULT_MAX_STORAGE;
@@ -191,6 +192,12 @@ mqi_config_free(mqi_config *c)
     free(c->host);
     free(c->port);
     free(c->storage);
+    free(c->tls_cert);
+    free(c->tls_key);
+    free(c->tls_ca);
+    free(c->tls_name);
+    if (c->secure.owned && c->secure.release)
+        c->secure.release(c->secure.state);
     free_argv(c->srv_argv, c->srv_argc);
     mqi_config_init(c);
 }
@@ -212,6 +219,11 @@ mqi_config_copy(mqi_config *dst, const mqi_config *src)
     dst->host = dup_or_null(src->host);
     dst->port = dup_or_null(src->port);
     dst->storage = dup_or_null(src->storage);
+    dst->tls_cert = dup_or_null(src->tls_cert);
+    dst->tls_key = dup_or_null(src->tls_key);
+    dst->tls_ca = dup_or_null(src->tls_ca);
+    dst->tls_name = dup_or_null(src->tls_name);
+    dst->secure.owned = 0; /* borrowed: the listener's lives as long as it */
     dst->srv_argv = NULL;
     dst->srv_argc = 0;
     dst->socket_fd = -1;

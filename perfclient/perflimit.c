@@ -7,7 +7,7 @@
  *             [--db FILE] [--sync full|normal]
  *             [--roundtrip --oneway --fork --spawn --thread --persist --connect | --all]
  *   perflimit --free-port     print a TCP port the kernel picked, exit
- *   perflimit --features      print threads=yes|no, exit
+ *   perflimit --features      print threads=yes|no and tls=yes|no, exit
  *
  * --runs N: every figure measured N times, the median run reported with
  * runs=N min=X max=Y (as perfclient --runs).
@@ -142,6 +142,11 @@ early(const char *opt)
         printf("threads=yes\n");
 #else
         printf("threads=no\n");
+#endif
+#ifdef MQ_HAVE_OPENSSL
+        printf("tls=yes\n");
+#else
+        printf("tls=no\n");
 #endif
         return 0;
     }

@@ -4,7 +4,10 @@
 #   performance/performance.bash [OPTIONS] [FILTER...]
 #
 # For every installed language (performance/languages.tab) and every start
-# mode (pipe uds_fork uds_thread uds_spawn tcp_fork tcp_thread tcp_spawn) it
+# mode (pipe uds_fork uds_thread uds_spawn tcp_fork tcp_thread tcp_spawn, and
+# tcp_tls_fork tcp_tls_thread tcp_tls_spawn: TCP over TLS 1.3 with mutual
+# authentication, certificates made by tests/tls_certs.sh in the run's temp
+# directory) it
 # starts that language's perfserver, runs the C perfclient --all against it
 # and writes gen/TARGET/SETUP/LANG_MODE.perf; for every mode it ran it also
 # measures the machine's limits with perflimit into limit_MODE.perf and,
@@ -38,7 +41,8 @@
 #   --list           print the runs and exit
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-MODES=(pipe uds_fork uds_thread uds_spawn tcp_fork tcp_thread tcp_spawn)
+MODES=(pipe uds_fork uds_thread uds_spawn tcp_fork tcp_thread tcp_spawn
+       tcp_tls_fork tcp_tls_thread tcp_tls_spawn)
 
 die() { echo "performance.bash: $*" >&2; exit 2; }
 
@@ -169,6 +173,11 @@ while IFS='|' read -r name label check cmd modes floor bare load; do
 done <"$HERE/languages.tab"
 [ ${#LANGS[@]} -gt 0 ] || die "no language installed in $INST"
 THREADS=$("$LIMIT" --features | sed -n 's/^threads=//p')
+TLS=$("$LIMIT" --features | sed -n 's/^tls=//p')
+# a build without OpenSSL has no TLS modes at all (not rows of na.)
+if [ "$TLS" != yes ]; then
+    for i in "${!MODES[@]}"; do [[ ${MODES[$i]} != tcp_tls_* ]] || unset "MODES[$i]"; done
+fi
 
 selected() {
     local f
@@ -233,6 +242,13 @@ start_mode() {
            start_server "${cmd[@]}" --uds --file "$sock" "--${mode#uds_}"
            LINK_ARGS=(--uds --file "$sock")
            wait_listening uds "$sock" ;;
+    tcp_tls_*) local port tls=$TMP/tls; port=$("$LIMIT" --free-port)
+           [ -e "$tls/ca.pem" ] || "$HERE/../tests/tls_certs.sh" "$tls" >/dev/null || return
+           start_server "${cmd[@]}" --tcp --port "$port" "--${mode#tcp_tls_}" \
+               --tls-cert "$tls/server.pem" --tls-key "$tls/server.key" --tls-ca "$tls/ca.pem"
+           LINK_ARGS=(--tcp --host 127.0.0.1 --port "$port" --tls-cert "$tls/client.pem"
+                      --tls-key "$tls/client.key" --tls-ca "$tls/ca.pem")
+           wait_listening tcp "$port" ;;
     tcp_*) local port; port=$("$LIMIT" --free-port)
            start_server "${cmd[@]}" --tcp --port "$port" "--${mode#tcp_}"
            LINK_ARGS=(--tcp --host 127.0.0.1 --port "$port")

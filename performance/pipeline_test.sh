@@ -28,6 +28,10 @@ fi
 mkdir -p "$TMP/nozmq/bin"
 for p in perfclient perflimit perfserver; do ln -s "$INST/bin/$p" "$TMP/nozmq/bin/$p"; done
 THREADS=$("$INST/bin/perflimit" --features | sed -n 's/^threads=//p')
+TLS=$("$INST/bin/perflimit" --features | sed -n 's/^tls=//p')
+MODES="pipe uds_fork uds_thread uds_spawn tcp_fork tcp_thread tcp_spawn"
+[ "$TLS" != yes ] || MODES="$MODES tcp_tls_fork tcp_tls_thread tcp_tls_spawn"
+NMODES=$(echo $MODES | wc -w)
 
 client_lines() {
     # shellcheck disable=SC2086
@@ -64,7 +68,7 @@ every_mode() {
     yes|no) ;;
     *) echo "perflimit --features said threads='$THREADS'"; return 1 ;;
     esac
-    for m in pipe uds_fork uds_thread uds_spawn tcp_fork tcp_thread tcp_spawn; do
+    for m in $MODES; do
         want=9
         case "$m" in *_thread) [ "$THREADS" = yes ] || want=0 ;; esac
         figures "$m" "L: limit" "$want" && figures "$m" "C: C" "$want" || return 1
@@ -80,12 +84,12 @@ echo "1..10"
 check "perfclient --all prints every test" client_lines
 check "performance.bash and results.bash run every C mode" suite
 check "every C column has a figure in every mode the build has" every_mode
-# 7 limits + 7 C modes (+ 7 ZeroMQ) + floor.perf + startup.perf
-nfiles=16; [ $ZMQ = no ] || nfiles=23
+# a limit and a C file per mode (+ ZeroMQ) + floor.perf + startup.perf
+nfiles=$((2 * NMODES + 2)); [ $ZMQ = no ] || nfiles=$((3 * NMODES + 2))
 check "a limit file per mode, a .perf per C mode (and ZeroMQ), floor and start-up" \
     test "$(ls "$TMP/gen/$(gcc -dumpmachine)/check" | grep -c '\.perf$')" = $nfiles
 zmq_rows() {
-    for m in pipe uds_fork uds_thread uds_spawn tcp_fork tcp_thread tcp_spawn; do
+    for m in $MODES; do
         figures "$m" "P: ZeroMQ" 4 || return 1
     done
 }
@@ -124,5 +128,19 @@ floor_lines() {
     done
 }
 check "the parent floor is measured for every fork and thread mode" floor_lines
+# the TLS block: C's WAIT and END over TLS against plain TCP, per start mode
+tls_block() {
+    sed -n '/^ TLS:/,/^$/p' "$TMP/gen/total_link.perf"
+    want="fork spawn"
+    [ "$THREADS" = yes ] && want="$want thread"
+    for m in $want; do
+        grep -q "^ [A-Z]: C  *$m\(  *[0-9][0-9]*  *[0-9][0-9]*  *[0-9][0-9.]*\)\{2\}$" "$TMP/gen/total_link.perf" || return 1
+    done
+}
+if [ "$TLS" = yes ]; then
+    check "TLS block: WAIT and END over TLS against plain TCP, per start mode" tls_block
+else
+    check "TLS block # SKIP this build has no OpenSSL" true
+fi
 check "no server process or socket left behind" nothing_left
 [ $failed -eq 0 ]

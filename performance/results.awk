@@ -7,7 +7,10 @@
 # none of them makes a language row.
 
 BEGIN {
-    nmodes = split("pipe uds_fork uds_thread uds_spawn tcp_fork tcp_thread tcp_spawn", MODES, " ")
+    nmodes = split("pipe uds_fork uds_thread uds_spawn tcp_fork tcp_thread tcp_spawn " \
+                   "tcp_tls_fork tcp_tls_thread tcp_tls_spawn", MODES, " ")
+    # sections shown only when a language ran in them (older runs have none)
+    OPTIONAL["tcp_tls_fork"] = OPTIONAL["tcp_tls_thread"] = OPTIONAL["tcp_tls_spawn"] = 1
     ncols = split("NOTHING END CALLBACK WAIT PARENT CHILD BUS BFL PERSIST", COLS, " ")
     split("send send send send create create data data send", TOPS, " ")
     split("send-nothing send send-and-callback send-and-wait parent child bus bfl send-persistent", TESTS, " ")
@@ -53,11 +56,15 @@ $2 ~ /^ops\/s=/ && target != "" {
     if (lang == "limit") HAVE_LIMIT[target, setup, mode] = 1
     if (!((target) in TARGET)) { TARGET[target] = 1; TLIST[++ntargets] = target }
     if (!((target, setup) in HAVE_SETUP)) { HAVE_SETUP[target, setup] = 1; SLIST[target] = SLIST[target] " " setup }
+    if (!(lang in NOT_A_ROW)) HAVE_MODE[target, mode] = 1
     if (!(lang in NOT_A_ROW) && !((target, lang) in HAVE_LANG)) {
         HAVE_LANG[target, lang] = 1
         if (!(lang in LABEL)) { LANG[++nlangs] = lang; LABEL[lang] = lang }
     }
 }
+
+# Whether target t has a section for mode m.
+function shown(t, m) { return !(m in OPTIONAL) || ((t, m) in HAVE_MODE) }
 
 function spaces(n,    s) { while (n-- > 0) s = s " "; return s }
 function center(s, w,    l) {
@@ -210,15 +217,17 @@ function plot_data(t, m, S, ns,    f, s, i, c, v) {
 }
 function nlangs_of(t,    i, n) { for (i = 1; i <= nlangs; i++) n += ((t, LANG[i]) in HAVE_LANG); return n }
 
-function plot_script(t, ncol,    g, i) {
+function plot_script(t, ncol,    g, i, n) {
+    for (i = 1; i <= nmodes; i++) n += shown(t, MODES[i])
     g = plotdir "/plot.gp"
     print "set termoption noenhanced" > g
-    print "set multiplot layout 4,2 title 'mqlink performance, " t ", " DATE[t] " (operations/s, log scale)'" >> g
+    print "set multiplot layout " int((n + 1) / 2) ",2 title 'mqlink performance, " t ", " DATE[t] " (operations/s, log scale)'" >> g
     print "set style data histogram; set style histogram clustered gap 1" >> g
     print "set style fill solid 0.8 border -1; set boxwidth 0.9" >> g
     print "set logscale y; set yrange [1:*]; set grid y; set datafile missing 'na.'" >> g
     print "set key top right font ',8'; set xtics nomirror" >> g
     for (i = 1; i <= nmodes; i++) {
+        if (!shown(t, MODES[i])) continue
         print "set title '" MODES[i] "'" >> g
         print "plot for [c=2:" ncol + 1 "] '" plotdir "/" MODES[i] ".dat' using c:xtic(1) title columnheader(c)" >> g
     }
@@ -232,7 +241,8 @@ function plot_script(t, ncol,    g, i) {
 function floors(t, S, ns,    i, m, ls, fl, lim, s, v, head) {
     for (i = 1; i <= nmodes; i++) {
         m = MODES[i]
-        if (m !~ /_(fork|thread)$/) continue
+        # (not over TLS: perflimit's connect floor is plain TCP's)
+        if (m !~ /_(fork|thread)$/ || m ~ /_tls_/) continue
         ls = limit_setup(t, m)
         fl = value(t, ls, "limit", m, m ~ /_fork$/ ? "limit-connect-fork" : "limit-connect")
         lim = value(t, ls, "limit", m, limit_test(PARENT_COL, m))
@@ -259,16 +269,45 @@ END {
     for (k = 1; k <= ntargets; k++) {
         t = TLIST[k]; ns = setups(t, S)
         for (i = 1; i <= nmodes; i++) {
+            if (!shown(t, MODES[i])) continue
             section(t, MODES[i], S, ns)
             csv_rows(t, MODES[i], S, ns)
             if (k == 1) ncol = plot_data(t, MODES[i], S, ns)
         }
         floors(t, S, ns)
+        tls_cost(t, S, ns)
         lang_floors(t, S, ns)
         startup(t, S, ns)
         if (k == 1) plot_script(t, ncol)
     }
     close(csv)
+}
+
+# ------------------------------------------------------- TLS
+# What TLS costs: the C row's WAIT and END over tcp_tls_MODE against plain
+# tcp_MODE of the same setup (the aim: WAIT at least 0.8 of plain TCP).
+function tls_cost(t, S, ns,    s, i, k, st, m, c, v, p, line, head) {
+    split("WAIT END", TC, " ")
+    split("fork thread spawn", ST, " ")
+    for (s = 1; s <= ns; s++)
+        for (i = 1; i <= 3; i++) {
+            m = "tcp_tls_" ST[i]; line = ""
+            if (!((t, m) in HAVE_MODE)) continue
+            for (k = 1; k <= 2; k++)
+                for (c = 1; c <= ncols; c++) if (COLS[c] == TC[k]) {
+                    v = value(t, S[s], "c", m, TESTS[c]); p = value(t, S[s], "c", "tcp_" ST[i], TESTS[c])
+                    line = line sprintf(" %9s %9s %7s", v == "" ? "na." : sprintf("%.0f", v),
+                                        p == "" ? "na." : sprintf("%.0f", p),
+                                        v == "" || p == "" || p == 0 ? "na." : sprintf("%.2f", v / p))
+                }
+            if (!head++) {
+                printf " TLS: C over tcp_tls_MODE (TLS 1.3, mutual authentication) against plain tcp_MODE\n"
+                printf " %-12s %-7s %9s %9s %7s %9s %9s %7s\n", "row", "mode", "WAIT tls", "WAIT tcp",
+                    "tls/tcp", "END tls", "END tcp", "tls/tcp"
+            }
+            printf " %-12s %-7s%s\n", letter(S[s]) ": C", ST[i], line
+        }
+    if (head) printf "\n\n"
 }
 
 # ------------------------------------------------- language floors

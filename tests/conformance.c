@@ -369,6 +369,11 @@ MODE_CASES(uds_spawn)
 MODE_CASES(tcp_fork)
 MODE_CASES(tcp_thread)
 MODE_CASES(tcp_spawn)
+#ifdef MQ_HAVE_OPENSSL
+MODE_CASES(tcp_tls_fork)
+MODE_CASES(tcp_tls_thread)
+MODE_CASES(tcp_tls_spawn)
+#endif
 
 static const mqt_case rows[] = {
     MODE_LIST(pipe), {"pipe separate instances", pipe_instances},
@@ -382,6 +387,13 @@ static const mqt_case rows[] = {
     MODE_LIST(tcp_thread), {"tcp_thread separate instances", tcp_thread_instances},
 #endif
     MODE_LIST(tcp_spawn), {"tcp_spawn separate instances", tcp_spawn_instances},
+#ifdef MQ_HAVE_OPENSSL
+    MODE_LIST(tcp_tls_fork), {"tcp_tls_fork separate instances", tcp_tls_fork_instances},
+#ifdef MQ_HAVE_THREADS
+    MODE_LIST(tcp_tls_thread), {"tcp_tls_thread separate instances", tcp_tls_thread_instances},
+#endif
+    MODE_LIST(tcp_tls_spawn), {"tcp_tls_spawn separate instances", tcp_tls_spawn_instances},
+#endif
     {NULL, NULL},
 };
 

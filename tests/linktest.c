@@ -7,20 +7,68 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "linktest.h"
 
 const lt_mode lt_modes[] = {
-    {"pipe", NULL, NULL},
-    {"uds_fork", "--uds", "--fork"},
-    {"uds_thread", "--uds", "--thread"},
-    {"uds_spawn", "--uds", "--spawn"},
-    {"tcp_fork", "--tcp", "--fork"},
-    {"tcp_thread", "--tcp", "--thread"},
-    {"tcp_spawn", "--tcp", "--spawn"},
-    {NULL, NULL, NULL},
+    {"pipe", NULL, NULL, 0},
+    {"uds_fork", "--uds", "--fork", 0},
+    {"uds_thread", "--uds", "--thread", 0},
+    {"uds_spawn", "--uds", "--spawn", 0},
+    {"tcp_fork", "--tcp", "--fork", 0},
+    {"tcp_thread", "--tcp", "--thread", 0},
+    {"tcp_spawn", "--tcp", "--spawn", 0},
+#ifdef MQ_HAVE_OPENSSL
+    {"tcp_tls_fork", "--tcp", "--fork", 1},
+    {"tcp_tls_thread", "--tcp", "--thread", 1},
+    {"tcp_tls_spawn", "--tcp", "--spawn", 1},
+#endif
+    {NULL, NULL, NULL, 0},
 };
 
-static const char *args[12];
+static char tls_dir[256];
+static pid_t tls_maker;
+
+static void
+tls_remove(void)
+{
+    char cmd[512];
+    if (getpid() != tls_maker) /* a case's child exits too: the maker removes */
+        return;
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tls_dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "# could not remove %s\n", tls_dir);
+}
+
+const char *
+lt_tls_dir(void)
+{
+    char cmd[1024];
+    if (tls_dir[0])
+        return tls_dir;
+    snprintf(tls_dir, sizeof tls_dir, "%s", mqt_temp_path("tls"));
+    const char *src = getenv("top_srcdir");
+    snprintf(cmd, sizeof cmd, "%s/tests/tls_certs.sh '%s'", src ? src : ".", tls_dir);
+    tls_maker = getpid();
+    atexit(tls_remove);
+    if (system(cmd) != 0) {
+        mqt_fail(__FILE__, __LINE__, "%s failed", cmd);
+        return NULL;
+    }
+    return tls_dir;
+}
+
+const char *
+lt_tls_file(const char *name)
+{
+    static char path[32][512];
+    static unsigned next;
+    char *p = path[next++ % 32];
+    snprintf(p, sizeof path[0], "%s/%s", lt_tls_dir() ? tls_dir : "", name);
+    return p;
+}
+
+static const char *args[20];
 static int nargs;
 static char where[256];
 static pid_t server;
@@ -57,7 +105,14 @@ launch(const lt_mode *m, const char *srv)
         snprintf(port, sizeof port, "%d", mqt_free_port());
         snprintf(where, sizeof where, "%s", port);
     }
-    const char *argv[] = {srv, m->tp, isuds ? "--file" : "--port", where, m->start, NULL};
+    const char *argv[16] = {srv, m->tp, isuds ? "--file" : "--port", where, m->start};
+    if (m->tls) {
+        if (!lt_tls_dir())
+            return -1;
+        const char *more[] = {"--tls-cert", lt_tls_file("server.pem"), "--tls-key",
+                              lt_tls_file("server.key"), "--tls-ca", lt_tls_file("ca.pem")};
+        memcpy(argv + 5, more, sizeof more);
+    }
     server = mqt_launch(argv, 120);
     int ok = isuds ? mqt_wait_for_file(where, 5000) : mqt_wait_for_port(atoi(where), 5000);
     if (ok != 0) {
@@ -69,6 +124,15 @@ launch(const lt_mode *m, const char *srv)
     args[nargs++] = m->tp;
     args[nargs++] = isuds ? "--file" : "--port";
     args[nargs++] = where;
+    if (m->tls) {
+        static char cert[512], key[512], ca[512];
+        snprintf(cert, sizeof cert, "%s", lt_tls_file("client.pem"));
+        snprintf(key, sizeof key, "%s", lt_tls_file("client.key"));
+        snprintf(ca, sizeof ca, "%s", lt_tls_file("ca.pem"));
+        const char *more[] = {"--tls-cert", cert, "--tls-key", key, "--tls-ca", ca};
+        memcpy(args + nargs, more, sizeof more);
+        nargs += 6;
+    }
     return 0;
 }
 
@@ -98,7 +162,7 @@ lt_server_pid(void)
 int
 lt_server_port(void)
 {
-    return server && nargs == 4 && !strcmp(args[1], "--tcp") ? atoi(where) : 0;
+    return server && nargs >= 4 && !strcmp(args[1], "--tcp") ? atoi(where) : 0;
 }
 
 int

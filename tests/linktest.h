@@ -13,6 +13,7 @@ typedef struct lt_mode {
     const char *name;  /* pipe, uds_fork, ... */
     const char *tp;    /* NULL for pipe, "--uds", "--tcp" */
     const char *start; /* NULL, "--fork", "--thread", "--spawn" */
+    int tls;           /* tcp over TLS with mutual authentication (lt_tls_dir) */
 } lt_mode;
 
 extern const lt_mode lt_modes[];
@@ -27,6 +28,14 @@ MqContextC *lt_connect_again(void);
 pid_t lt_server_pid(void);
 /* TCP port of the listener lt_connect launched (0 for pipe and uds). */
 int lt_server_port(void);
+
+/* The test certificates (tests/tls_certs.sh): made on the first call, in a
+ * directory removed when the process that made it exits; NULL and the case
+ * failed when they could not be made.  Call it before mqt_main so that
+ * every case shares one set. */
+const char *lt_tls_dir(void);
+/* dir/name of the test certificates, in a static buffer (one of 32). */
+const char *lt_tls_file(const char *name);
 
 /* Hand-made peers for hostile-input tests, on the Unix socket at path:
  * a connected socket with nothing sent, or with the handshake done by

@@ -42,3 +42,5 @@ check_PROGRAMS += tests/persist_stream
 tests_persist_stream_LDADD = link/libmqlink.la kernel/libmkkernel.la
 dist_check_SCRIPTS += tests/hosts_test.sh
 TESTS += tests/hosts_test.sh
+# test certificates, made at test time (TLS tests, the suite's tcp_tls rows)
+dist_check_SCRIPTS += tests/tls_certs.sh

@@ -44,6 +44,7 @@ EXTRA_DIST += \
 	wrappers/python/threads_test.py \
 	wrappers/python/callback_test.py \
 	wrappers/python/reconnect_test.py \
+	wrappers/python/tls_test.py \
 	wrappers/python/taptest.py \
 	wrappers/python/typecheck/good.py \
 	wrappers/python/typecheck/bad_argv_str.py \
@@ -142,6 +143,9 @@ WRAPPER_TESTS =
 if WITH_PYTHON
 WRAPPER_PY_TESTS = wrappers/python/py-configfile.sh wrappers/python/py-buffer.sh \
 	wrappers/python/py-threads.sh wrappers/python/py-callback.sh wrappers/python/py-reconnect.sh
+if HAVE_OPENSSL
+WRAPPER_PY_TESTS += wrappers/python/py-tls.sh
+endif
 WRAPPER_TESTS += $(WRAPPER_PY_TESTS)
 # py-NAME.sh runs wrappers/python/NAME_test.py
 $(WRAPPER_PY_TESTS): wrappers/python/py-%.sh: Makefile
@@ -170,7 +174,8 @@ include wrappers/ruby/local.mk
 TESTS += $(WRAPPER_TESTS)
 nodist_check_SCRIPTS = $(WRAPPER_TESTS)
 CLEANFILES += wrappers/python/py-configfile.sh wrappers/python/py-buffer.sh \
-	wrappers/python/py-threads.sh wrappers/python/py-callback.sh wrappers/python/py-reconnect.sh
+	wrappers/python/py-threads.sh wrappers/python/py-callback.sh wrappers/python/py-reconnect.sh \
+	wrappers/python/py-tls.sh
 
 include wrappers/tcl/local.mk
 include tests/interop/local.mk

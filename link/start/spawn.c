@@ -39,21 +39,26 @@ prepare(MqContextC *tmpl)
     return MK_OK;
 }
 
-/* argv from the NUL-separated command line plus "--socket" fdtext. */
+/* argv from the NUL-separated command line plus "--socket" fdtext and,
+ * when the transport hands its state on (TLS keys), "--OPTION" passtext. */
 static char **
-spawn_argv(MqContextC *tmpl, char *fdtext)
+spawn_argv(MqContextC *tmpl, char *fdtext, char *passopt, char *passtext)
 {
     size_t n = 0;
     for (size_t i = 0; i < tmpl->spawn_cmd_len; i++)
         n += tmpl->spawn_cmd[i] == '\0';
-    char **argv = calloc(n + 3, sizeof *argv);
+    char **argv = calloc(n + 5, sizeof *argv);
     if (!argv)
         return NULL;
     size_t k = 0;
     for (size_t i = 0; i < tmpl->spawn_cmd_len && k < n; i += strlen(tmpl->spawn_cmd + i) + 1)
         argv[k++] = tmpl->spawn_cmd + i;
     argv[k++] = "--socket";
-    argv[k] = fdtext;
+    argv[k++] = fdtext;
+    if (*passopt) {
+        argv[k++] = passopt;
+        argv[k] = passtext;
+    }
     return argv;
 }
 
@@ -61,12 +66,17 @@ static MkErrorE
 start(const mqi_listener *l, int fd)
 {
     MqContextC *tmpl = l->tmpl;
-    char fdtext[16];
+    char fdtext[16], passopt[64] = "", passtext[16] = "";
+    int pass = tmpl->cfg.secure.pass_option ? tmpl->cfg.secure.pass_fd : -1;
     snprintf(fdtext, sizeof fdtext, "%d", fd);
-    char **argv = spawn_argv(tmpl, fdtext);
+    if (pass >= 0) {
+        snprintf(passopt, sizeof passopt, "--%s", tmpl->cfg.secure.pass_option);
+        snprintf(passtext, sizeof passtext, "%d", pass);
+    }
+    char **argv = spawn_argv(tmpl, fdtext, passopt, passtext);
     pid_t pid = argv ? fork() : -1;
     if (pid == 0) {
-        if (fcntl(fd, F_SETFD, 0) == 0)
+        if (fcntl(fd, F_SETFD, 0) == 0 && (pass < 0 || fcntl(pass, F_SETFD, 0) == 0))
             execv("/proc/self/exe", argv);
         _exit(127);
     }

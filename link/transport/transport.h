@@ -18,6 +18,13 @@ typedef struct mqi_transport {
     void (*unlisten)(MqContextC *ctx);
     /* Socket options for a connected socket; may be NULL. */
     void (*tune)(int fd);
+    /* At link creation, after the options: check them and build what every
+     * link needs (TLS: cfg.secure); may be NULL. */
+    MkErrorE (*prepare)(MqContextC *ctx);
+    /* A new connection of ctx, before the preamble: secure it (the TLS
+     * handshake, within timeout_ms) or leave it plain; the reason goes to
+     * c's error.  May be NULL. */
+    MkErrorE (*secure)(MqContextC *ctx, mqi_conn *c, MK_I64 timeout_ms);
     /* A client's link ends by asking the server to close first (_CLS). */
     int server_closes_first;
     /* The transport's own options (option.h), terminated by a row with name

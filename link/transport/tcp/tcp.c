@@ -16,6 +16,12 @@
 #include <unistd.h>
 
 #include "../transport.h"
+#ifdef MQ_HAVE_OPENSSL
+#include "../tls/tls.h"
+#define NEEDS_OPENSSL NULL
+#else
+#define NEEDS_OPENSSL "OpenSSL (a build with libssl-dev)"
+#endif
 
 static void
 tcp_tune(int fd)
@@ -84,6 +90,53 @@ tcp_listen(MqContextC *ctx, int *fd)
     return MK_OK;
 }
 
+static int
+is_loopback(const struct sockaddr *sa)
+{
+    if (sa->sa_family == AF_INET)
+        return (ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr) >> 24) == 127;
+    if (sa->sa_family == AF_INET6) {
+        const struct in6_addr *a = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+        return IN6_IS_ADDR_LOOPBACK(a) ||
+               (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
+    }
+    return 0;
+}
+
+/* A listener reachable from other hosts speaks TLS, or says with
+ * --allow-plaintext that it is meant to do without. */
+static MkErrorE
+check_plaintext(MqContextC *ctx)
+{
+    struct addrinfo *res, *ai;
+    if (!ctx->is_server || ctx->cfg.socket_fd >= 0 || ctx->cfg.allow_plaintext)
+        return MK_OK;
+    if (resolve(ctx, 1, &res) != MK_OK)
+        return MK_ERROR;
+    for (ai = res; ai && is_loopback(ai->ai_addr); ai = ai->ai_next)
+        ;
+    freeaddrinfo(res);
+    if (!ai)
+        return MK_OK;
+    return MkErrorSet(ctx->err, MQ_ERR_OPTION,
+                      "LinkCreate: --host %s is not a loopback address: a server other hosts "
+                      "can reach needs TLS (--tls-cert, --tls-key, --tls-ca), or "
+                      "--allow-plaintext to go without on purpose", ctx->cfg.host);
+}
+
+static MkErrorE
+tcp_prepare(MqContextC *ctx)
+{
+#ifdef MQ_HAVE_OPENSSL
+    if (mqi_tls_wanted(&ctx->cfg) || ctx->cfg.tls_fd >= 0)
+        return mqi_tls_prepare(ctx);
+#endif
+    if (ctx->cfg.tls_name)
+        return MkErrorSet(ctx->err, MQ_ERR_OPTION, "option '--tls-name' needs --tls-ca or "
+                          "--tls-cert");
+    return check_plaintext(ctx);
+}
+
 static const mqi_option tcp_options[] = {
     {.name = "tcp", .kind = MQI_OPT_FLAG, .help = "TCP transport (needs --port)", MQI_FIELD(tp),
      .val = MQI_TP_TCP},
@@ -91,6 +144,26 @@ static const mqi_option tcp_options[] = {
      .help = "tcp: host (servers listen on 127.0.0.1 by default)", MQI_FIELD(host)},
     {.name = "port", .kind = MQI_OPT_NUMSTR, .arg = "P", .help = "tcp: port", .min = 0,
      .max = 65535, MQI_FIELD(port)},
+    {.name = "tls-cert", .kind = MQI_OPT_STR, .arg = "FILE",
+     .help = "tcp: TLS 1.3 with this PEM certificate (and chain)",
+     MQI_FIELD(tls_cert), .unavailable = NEEDS_OPENSSL},
+    {.name = "tls-key", .kind = MQI_OPT_STR, .arg = "FILE",
+     .help = "tcp: the PEM private key of --tls-cert", MQI_FIELD(tls_key),
+     .unavailable = NEEDS_OPENSSL},
+    {.name = "tls-ca", .kind = MQI_OPT_STR, .arg = "FILE",
+     .help = "tcp: CA certificates the peer's certificate must\n"
+             "chain to; a server with it requires client certificates",
+     MQI_FIELD(tls_ca), .unavailable = NEEDS_OPENSSL},
+    {.name = "tls-name", .kind = MQI_OPT_STR, .arg = "NAME",
+     .help = "tcp client: the name the server's certificate must\ncarry (default: --host)",
+     MQI_FIELD(tls_name), .unavailable = NEEDS_OPENSSL},
+    {.name = "allow-plaintext", .kind = MQI_OPT_FLAG,
+     .help = "tcp server: listen on a non-loopback --host without\nTLS, on purpose",
+     MQI_FIELD(allow_plaintext), .val = 1},
+    {.name = "tls-fd", .kind = MQI_OPT_INT, .arg = "N",
+     .help = "spawned instance: the listener's TLS keys", .max = 1 << 30,
+     MQI_FIELD(tls_fd), .flags = MQI_OPT_HIDDEN | MQI_OPT_CLI_ONLY,
+     .unavailable = NEEDS_OPENSSL},
     {.name = NULL},
 };
 
@@ -100,6 +173,10 @@ const mqi_transport mqi_tcp_transport = {
     .connect = tcp_connect,
     .listen = tcp_listen,
     .tune = tcp_tune,
+    .prepare = tcp_prepare,
+#ifdef MQ_HAVE_OPENSSL
+    .secure = mqi_tls_secure,
+#endif
     .server_closes_first = 1,
     .options = tcp_options,
 };
