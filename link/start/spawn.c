@@ -98,4 +98,5 @@ static const mqi_option options[] = {
 
 const mqi_start_mode mqi_spawn_start = {
     .id = SPAWN, .name = "spawn", .prepare = prepare, .start = start, .options = options,
+    .execs = 1,
 };

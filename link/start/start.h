@@ -52,6 +52,9 @@ typedef struct mqi_start_mode {
     /* The mode's own option rows (option.h), terminated by a row with name
      * NULL. */
     const mqi_option *options;
+    /* Its instances are new programs (exec): what the listener holds in
+     * memory reaches them only through cfg.secure.pass_fd (TLS keys). */
+    int execs;
 } mqi_start_mode;
 
 extern const mqi_start_mode mqi_fork_start;

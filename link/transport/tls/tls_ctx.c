@@ -18,6 +18,7 @@
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 
+#include "start/start.h"
 #include "tls.h"
 
 #define PEM_MAX (1 << 20) /* a key file past this is not one */
@@ -295,7 +296,9 @@ mqi_tls_prepare(MqContextC *ctx)
     MkErrorE rc = read_pem(ctx, &p);
     if (rc == MK_OK)
         rc = build(ctx, t, &p);
-    if (rc == MK_OK && is_server && c->start == MQI_START_SPAWN && c->socket_fd < 0 &&
+    /* a start mode that execs its instances gets the keys through a memfd */
+    const mqi_start_mode *mode = mqi_start_get(c->start);
+    if (rc == MK_OK && is_server && mode && mode->execs && c->socket_fd < 0 &&
         (t->memfd = to_memfd(&p)) < 0)
         rc = MkErrorSet(ctx->err, MQ_ERR_SYSTEM, "--spawn: cannot hand the TLS keys to "
                         "instances (memfd): %s", strerror(errno));
