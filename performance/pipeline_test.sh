@@ -80,7 +80,7 @@ nothing_left() {
     [ -z "$(ls -A "$TMP/tmp")" ] || { ls -lR "$TMP/tmp"; return 1; }
 }
 
-echo "1..10"
+echo "1..11"
 check "perfclient --all prints every test" client_lines
 check "performance.bash and results.bash run every C mode" suite
 check "every C column has a figure in every mode the build has" every_mode
