@@ -4,7 +4,7 @@
 #
 #   performance/soak.bash [--build DIR] [--clients N] [--calls M] [--rounds R]
 #                         [--modes "thread fork"] [--transports "uds tcp tls"]
-#                         [--out DIR]
+#                         [--out DIR] [--judge-after N]
 #
 # For each transport (uds; tcp on 127.0.0.1; tls: tcp with TLS, when the link
 # has --tls-cert and tests/tls_certs.sh exists) and start mode, one
@@ -19,27 +19,28 @@
 #
 # Memory is flat when, after the warm-up (the first fifth of the samples, at
 # least one), the largest sample of the second half is at most 10 % above
-# the largest of the first half; fewer than 4 samples after the warm-up are
-# not judged.  One "RESULT NAME ok|failed|skipped ..." line per run; exit 0
+# the largest of the first half; fewer than N samples after the warm-up
+# (--judge-after, default 4) are not judged.  One "RESULT NAME ok|failed|skipped ..." line per run; exit 0
 # when every run that ran is ok.  The programs come from a configured build
 # tree (default build/check, as `./build.bash check` makes it).
 set -u
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=$TOP/build/check CLIENTS=64 CALLS=10000 ROUNDS=5 MODES="thread fork"
 TRANSPORTS="uds tcp tls" OUT=$TOP/performance/gen/soak
-GROWTH_PCT=10
+GROWTH_PCT=10 JUDGE_AFTER=4
 die() { echo "soak.bash: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
     case $1 in
     --build) BUILD=$2 ;; --clients) CLIENTS=$2 ;; --calls) CALLS=$2 ;; --rounds) ROUNDS=$2 ;;
     --modes) MODES=$2 ;; --transports) TRANSPORTS=$2 ;; --out) OUT=$2 ;;
+    --judge-after) JUDGE_AFTER=$2 ;;
     -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument '$1' (--help)" ;;
     esac
     [ $# -ge 2 ] || die "$1 needs a value"
     shift 2
 done
-for v in CLIENTS CALLS ROUNDS; do
+for v in CLIENTS CALLS ROUNDS JUDGE_AFTER; do
     case ${!v} in ''|*[!0-9]*|0) die "--${v,,} must be a positive number, not '${!v}'" ;; esac
 done
 [ -f "$BUILD/Makefile" ] || die "no configured build in $BUILD (run ./build.bash check, or give --build)"
@@ -115,12 +116,12 @@ wait_listening() { # wait_listening uds|PORT
 # Flat or not (see the header): judge LABEL COLUMN DATAFILE [INSTANCES],
 # with INSTANCES only the samples taken while instances were alive.
 judge() {
-    awk -v pct=$GROWTH_PCT -v label="$1" -v col="$2" -v inst="${4:-}" '
+    awk -v pct=$GROWTH_PCT -v need=$JUDGE_AFTER -v label="$1" -v col="$2" -v inst="${4:-}" '
         !/^#/ && (!inst || $3 > 1) { kb[n++] = $col }
         END {
             w = int(n / 5); if (w < 1) w = 1
             m = n - w
-            if (m < 4) { printf "%s: not judged (%d samples after the warm-up, 4 needed)", label, m < 0 ? 0 : m; exit 0 }
+            if (m < need) { printf "%s: not judged (%d samples after the warm-up, %d needed)", label, m < 0 ? 0 : m, need; exit 0 }
             for (i = w; i < n; i++)
                 if (i < w + int(m / 2)) { if (kb[i] > a) a = kb[i] } else if (kb[i] > b) b = kb[i]
             printf "%s %s: first-half max %d kB, second-half max %d kB, %+.1f%% (limit +%d%%, %d samples, warm-up %d)",
