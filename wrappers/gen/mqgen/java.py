@@ -6,6 +6,7 @@ those natives (one text holding every class, each after a line
 import itertools
 import re
 
+from .plan import VIEW, ends_views, has_view
 from .text import arg_text, banner, c_decl, col
 
 LANG = "java"
@@ -105,24 +106,8 @@ def c_name(plan, suffix=""):
     return "%s_%s%s" % (plan.cls.name if plan.cls else MODULE, plan.name, suffix)
 
 
-# A borrowed read also gets a view form, NAME + VIEW (ReadBUFR), on a
-# context only: a context's read ends with its service, which the runtime
-# sees (the end of each callback and each blocking call invalidate the view,
-# mqj_view_end), so a kept view throws instead of reading freed memory.  A
-# stream's or a list's borrowed value ends with its next write, which no
-# native tracks, so there the copy stays the only form.
-VIEW = "R"
-
-
-def has_view(plan):
-    r = plan.result
-    return (plan.on_object and not plan.cls.plain and not plan.inputs and r.kind == "out"
-            and r.type == "BUF" and r.borrowed)
-
-
-def ends_views(plan):
-    """A call that may run the event loop, which replaces the read message."""
-    return plan.on_object and not plan.cls.plain and plan.blocking
+# The view form (ReadBUFR) of a context's borrowed read: plan.has_view; the
+# runtime ends a view in mqj_view_end.
 
 
 def is_static(plan):

@@ -139,6 +139,26 @@ def lower_callbacks(plan, func):
         plan.free_on_error = list(plan.callbacks)
 
 
+# A context's borrowed read also gets a view form, NAME + VIEW (ReadBUFR), in
+# the bindings whose runtime ends the view with the service (Java, Ruby): the
+# end of each callback and each blocking call on the context invalidate it,
+# so a kept view raises instead of reading freed memory.  A stream's or a
+# list's borrowed value ends with its next write, which no runtime tracks,
+# so there the copy stays the only form.
+VIEW = "R"
+
+
+def has_view(plan):
+    r = plan.result
+    return (plan.on_object and not plan.cls.plain and not plan.inputs and r.kind == "out"
+            and r.type == "BUF" and r.borrowed)
+
+
+def ends_views(plan):
+    """A call that may run the event loop, which replaces the read message."""
+    return plan.on_object and not plan.cls.plain and plan.blocking
+
+
 def lower(func):
     plan = CallPlan(func)
     if func.cfunc:

@@ -10,6 +10,7 @@ registration the C call did not take before it raises.  A blocking call
 keeps the GVL (the library releases it around each system call that
 sleeps: callback.c) and raises the interrupt that ended its wait early, if
 any (mqrb_check_ints), before its own error."""
+from .plan import VIEW, ends_views, has_view
 from .text import arg_text, banner, c_locals, c_string, col
 
 LANG = "ruby"
@@ -26,22 +27,8 @@ def cname(plan, suffix=""):
     return "%s_%s%s" % (plan.cls.name if plan.cls else "module", plan.name, suffix)
 
 
-# A context's borrowed read also gets the view form NAME + VIEW (ReadBUFR),
-# as in Java (java.py): the runtime ends the view with the service, a
-# blocking call on the context or its deletion (mqrb_view_end); streams and
-# lists keep only the copy.
-VIEW = "R"
-
-
-def has_view(plan):
-    r = plan.result
-    return (plan.on_object and not plan.cls.plain and not plan.inputs and r.kind == "out"
-            and r.type == "BUF" and r.borrowed)
-
-
-def ends_views(plan):
-    """A call that may run the event loop, which replaces the read message."""
-    return plan.on_object and not plan.cls.plain and plan.blocking
+# The view form (ReadBUFR) of a context's borrowed read: plan.has_view; the
+# runtime ends a view in mqrb_view_end.
 
 
 def view_doc(plan):
