@@ -205,12 +205,14 @@ drain(perf_client *pc, long max)
     return MK_OK;
 }
 
-/* The window bounds the answers queued towards us: a client that only
- * writes while the server only writes answers back would block both. */
+/* One ECUL call by callback, at most pc->window of them in flight: past
+ * that, wait until only keep are left.  The window bounds the answers
+ * queued towards us: a client that only writes while the server only
+ * writes answers back would block both. */
 static MkErrorE
-op_callback(perf_client *pc, void *arg)
+call_in_window(perf_client *pc, long keep)
 {
-    if (pc->outstanding >= pc->window && drain(pc, pc->window / 2) != MK_OK)
+    if (pc->outstanding >= pc->window && drain(pc, keep) != MK_OK)
         return MK_ERROR;
     if (send_items(pc->ctx, 1) != MK_OK ||
         MqSendEND_AND_CALLBACK(pc->ctx, "ECUL", on_echo, pc, NULL, MQ_TIMEOUT_DEFAULT) != MK_OK)
@@ -219,16 +221,31 @@ op_callback(perf_client *pc, void *arg)
     return MK_OK;
 }
 
-MkErrorE
-perf_send_and_callback(perf_client *pc, perf_result *res)
+/* Warm up with one call, then op in batches of batch, every answer in. */
+static MkErrorE
+run_windowed(perf_client *pc, perf_op op, int batch, perf_result *res)
 {
     pc->outstanding = pc->failed_cb = 0;
-    if (op_callback(pc, NULL) != MK_OK || drain(pc, 0) != MK_OK)
+    if (op(pc, NULL) != MK_OK || drain(pc, 0) != MK_OK)
         return MK_ERROR;
-    if (perf_loop(pc, op_callback, NULL, 100, res) != MK_OK || drain(pc, 0) != MK_OK)
+    if (perf_loop(pc, op, NULL, batch, res) != MK_OK || drain(pc, 0) != MK_OK)
         return MK_ERROR;
     perf_stop(res);
     return MK_OK;
+}
+
+/* --send-and-callback: a full window is drained by half at a time. */
+static MkErrorE
+op_callback(perf_client *pc, void *arg)
+{
+    (void)arg;
+    return call_in_window(pc, pc->window / 2);
+}
+
+MkErrorE
+perf_send_and_callback(perf_client *pc, perf_result *res)
+{
+    return run_windowed(pc, op_callback, 100, res);
 }
 
 /* --scale-calls: the WAIT call kept pc->window times in flight on the one
@@ -237,25 +254,14 @@ perf_send_and_callback(perf_client *pc, perf_result *res)
 static MkErrorE
 op_in_flight(perf_client *pc, void *arg)
 {
-    if (pc->outstanding >= pc->window && drain(pc, pc->window - 1) != MK_OK)
-        return MK_ERROR;
-    if (send_items(pc->ctx, 1) != MK_OK ||
-        MqSendEND_AND_CALLBACK(pc->ctx, "ECUL", on_echo, pc, NULL, MQ_TIMEOUT_DEFAULT) != MK_OK)
-        return MK_ERROR;
-    pc->outstanding++;
-    return MK_OK;
+    (void)arg;
+    return call_in_window(pc, pc->window - 1);
 }
 
 MkErrorE
 perf_in_flight(perf_client *pc, perf_result *res)
 {
-    pc->outstanding = pc->failed_cb = 0;
-    if (op_in_flight(pc, NULL) != MK_OK || drain(pc, 0) != MK_OK)
-        return MK_ERROR;
-    if (perf_loop(pc, op_in_flight, NULL, 10, res) != MK_OK || drain(pc, 0) != MK_OK)
-        return MK_ERROR;
-    perf_stop(res);
-    return MK_OK;
+    return run_windowed(pc, op_in_flight, 10, res);
 }
 
 /* ------------------------------------------------------------- persistent */
