@@ -600,6 +600,9 @@ MkErrorE mqi_listen_serve(MqContextC *ctx);
  * or 0.  Called by the thread that will wait, once the process listens or
  * serves as a server; later calls change nothing. */
 void mqi_stop_catch(void);
+/* A listener that could not listen gives the process its handlers back
+ * (unless a stop signal already came). */
+void mqi_stop_release(void);
 extern volatile sig_atomic_t mqi_stop_sig;
 /* read inline: the event loop looks before every wait */
 static inline int

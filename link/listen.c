@@ -37,10 +37,15 @@ static int
 accept_one(int lfd)
 {
     accept_args a = {lfd, -1};
-    do
+    /* a stop signal may have come before the first accept (it is caught
+     * from before listening): look first, or accept would wait for ever */
+    while (!mqi_stop_signal() && !mqi_block_stopped()) {
         mqi_block_run(accept_fn, &a);
-    while (a.fd < 0 && errno == EINTR && !mqi_stop_signal() && !mqi_block_stopped());
-    return a.fd;
+        if (a.fd >= 0 || errno != EINTR)
+            return a.fd;
+    }
+    errno = EINTR;
+    return -1;
 }
 
 static int
@@ -176,9 +181,14 @@ mqi_listen_serve(MqContextC *ctx)
         return MkErrorSet(ctx->err, MQ_ERR_OPTION, "LinkCreate: transport cannot listen");
     if (mode && mode->prepare && mode->prepare(ctx) != MK_OK)
         return MK_ERROR;
-    if (tp->listen(ctx, &lfd) != MK_OK)
-        return MK_ERROR;
+    /* Caught before the socket exists: a stop signal sent as soon as the
+     * socket file appears must not find the default action (death, the
+     * file left behind). */
     mqi_stop_catch();
+    if (tp->listen(ctx, &lfd) != MK_OK) {
+        mqi_stop_release();
+        return MK_ERROR;
+    }
     mqi_listener l = {.tmpl = ctx, .tp = tp, .lfd = lfd, .accept = listen_accept,
                       .serve = mqi_instance_serve, .refuse = refuse};
     if (mode) {

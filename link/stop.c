@@ -16,6 +16,8 @@
 volatile sig_atomic_t mqi_stop_sig;
 static pthread_t owner; /* the thread that waits for the signal */
 static int caught;
+static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+static struct sigaction before[sizeof sigs / sizeof *sigs]; /* for mqi_stop_release */
 
 /* The signal may land on any thread of a threaded runtime: hand it on to
  * the waiting thread, so that its wait ends with EINTR (pthread_kill is
@@ -31,17 +33,24 @@ on_stop(int sig)
 void
 mqi_stop_catch(void)
 {
-    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
     struct sigaction sa = {.sa_handler = on_stop}; /* no SA_RESTART: waits end */
     if (caught)
         return;
     owner = pthread_self();
     sigemptyset(&sa.sa_mask);
-    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
-        struct sigaction old;
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
         /* an ignored signal stays ignored (nohup, a shell's background job) */
-        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+        if (sigaction(sigs[i], NULL, &before[i]) == 0 && before[i].sa_handler != SIG_IGN)
             sigaction(sigs[i], &sa, NULL);
-    }
     caught = 1;
+}
+
+void
+mqi_stop_release(void)
+{
+    if (!caught || mqi_stop_sig)
+        return;
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
+        sigaction(sigs[i], &before[i], NULL);
+    caught = 0;
 }

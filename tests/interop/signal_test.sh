@@ -88,6 +88,28 @@ for mode in $modes; do
     done
 done
 
+# A stop signal sent as soon as the socket file appears, before the listener
+# is done setting up (strace holds for 1 s the link(2) that puts the uds
+# socket file in place): the handlers must be in place before the socket
+# exists, or the default action kills the server and leaves the file.
+if strace -o /dev/null -e inject=link:delay_exit=1 true 2>/dev/null; then
+    what="plain, SIGTERM as the socket file appears"
+    rm -f "$tmp/s"
+    env --default-signal=INT,TERM,HUP strace -f -o /dev/null -e trace=link \
+        -e inject=link:delay_exit=1000000 "$@" --uds --file "$tmp/s" 2>"$tmp/err" &
+    tpid=$!; pids="$pids $tpid"
+    if ! wait_sock "$tmp/s"; then not_ok "$what: server did not start"
+    else
+        kill -TERM "$(pgrep -P "$tpid" | head -1)"
+        if ! stopped "$tpid"; then not_ok "$what: still running after 10 s"
+        elif [ "$status" != 0 ]; then not_ok "$what: exit status $status, not 0"
+        elif [ -e "$tmp/s" ]; then not_ok "$what: socket file left"
+        else ok "$what: exit 0, socket file removed"; fi
+    fi
+else
+    n=$((n + 1)); echo "ok $n - # SKIP strace cannot delay a system call here"
+fi
+
 for mode in $modes; do
     for sig in INT TERM; do
         case $mode in
