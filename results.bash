@@ -49,12 +49,12 @@ trap 'rm -rf "$PLOTDIR"' EXIT
 langs=$(sed -n '/^[a-z]/{s/ *| */|/g; s/^\([^|]*|[^|]*\).*/\1/; p}' "$TOP/performance/languages.tab")
 
 awk -v langs="$langs" -v csv="$CSV" -v plotdir="$PLOTDIR" \
-    -f "$TOP/performance/results.awk" "${files[@]}" >"$TABLE"
+    -f "$TOP/performance/perfheader.awk" -f "$TOP/performance/results.awk" "${files[@]}" >"$TABLE"
 
 # The scaling block, under everything else.
 scaling=("$GEN"/*/*/*.scaling)
 if [ ${#scaling[@]} -gt 0 ]; then
-    awk -v langs="$langs" -f "$TOP/performance/scaling.awk" "${scaling[@]}" >>"$TABLE"
+    awk -v langs="$langs" -f "$TOP/performance/perfheader.awk" -f "$TOP/performance/scaling.awk" "${scaling[@]}" >>"$TABLE"
 fi
 
 if [ "$PNG" = 1 ]; then

@@ -36,17 +36,7 @@ BEGIN {
     SETUP_LETTER["perf-release"] = "R"; SETUP_LETTER["perf-aggressive"] = "A"
 }
 
-FNR == 1 { target = setup = lang = mode = "" }
-/^[a-z]+=/ && !/ops\/s=/ {
-    k = substr($0, 1, index($0, "=") - 1); v = substr($0, index($0, "=") + 1)
-    if (k == "target") target = v
-    else if (k == "setup") setup = v
-    else if (k == "lang") lang = v
-    else if (k == "mode") mode = v
-    else if (k == "pin") PIN[target, setup] = v
-    else if (k == "date" && v > DATE[target]) DATE[target] = v
-    next
-}
+# (the header lines: perfheader.awk, read before this file)
 $2 ~ /^ops\/s=/ && target != "" {
     VAL[target, setup, lang, mode, $1] = substr($2, 7) + 0
     # the unrounded rate, count/sec, for the start-up block: a few starts

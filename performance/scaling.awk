@@ -19,18 +19,7 @@ BEGIN {
     }
 }
 
-FNR == 1 { target = setup = lang = mode = "" }
-/^[a-z]+=/ && !/ops\/s=/ {
-    k = substr($0, 1, index($0, "=") - 1); v = substr($0, index($0, "=") + 1)
-    if (k == "target") target = v
-    else if (k == "setup") setup = v
-    else if (k == "lang") lang = v
-    else if (k == "mode") mode = v
-    else if (k == "cpus") CPUS[target, setup] = v
-    else if (k == "pin") PIN[target, setup] = v
-    else if (k == "date" && v > DATE[target, setup]) DATE[target, setup] = v
-    next
-}
+# (the header lines: perfheader.awk, read before this file)
 $1 ~ /^scale-(calls|threads|procs)-[0-9]+$/ && $2 ~ /^ops\/s=/ && target != "" {
     split($1, part, "-")
     VAL[target, setup, lang, mode, part[2], part[3]] = substr($2, 7) + 0

@@ -173,7 +173,7 @@ sed 's/^/# client: /' "$TMP/client.err" | head -20 >&2
 # The table of every .scaling file in GEN, and its chart.
 shopt -s nullglob
 langs=$(sed -n '/^[a-z]/{s/ *| */|/g; s/^\([^|]*|[^|]*\).*/\1/; p}' "$HERE/languages.tab")
-awk -v langs="$langs" -v plotdir="$TMP" -f "$HERE/scaling.awk" "$GEN"/*/*/*.scaling | tee "$GEN/scaling.txt"
+awk -v langs="$langs" -v plotdir="$TMP" -f "$HERE/perfheader.awk" -f "$HERE/scaling.awk" "$GEN"/*/*/*.scaling | tee "$GEN/scaling.txt"
 if [ "$PNG" = 1 ] && ! command -v gnuplot >/dev/null; then
     echo "scaling.bash: gnuplot not installed, no $GEN/scaling.png" >&2
 elif [ "$PNG" = 1 ]; then
