@@ -5,7 +5,9 @@
  * thread does (limit-connect), or forks a child for each, as --fork does
  * (limit-connect-fork).  What any library pays on this machine for a new
  * connection, before its own work: set beside limit-thread and limit-fork
- * it tells how much of those a parent can reach at all. */
+ * it tells how much of those a parent can reach at all.  The client side is
+ * o->wrk threads connecting at once, as perfclient --parent's workers do, so
+ * that the floor and PARENT are measured alike. */
 #define _GNU_SOURCE
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -14,6 +16,9 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#ifdef MQ_HAVE_THREADS
+#include <pthread.h>
+#endif
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -138,6 +143,55 @@ one_connection(const lim_addr *a, int tcp)
     return rc;
 }
 
+/* What the client threads share; started counts connections begun by all. */
+typedef struct conn_job {
+    const lim_opts *o;
+    const lim_addr *a;
+    int tcp;
+    double t0;
+    long started;
+    long done;
+    int err; /* errno of the first failed connection, 0: none failed */
+} conn_job;
+
+static void *
+client(void *arg)
+{
+    conn_job *job = arg;
+    while (lim_more(job->o, __atomic_fetch_add(&job->started, 1, __ATOMIC_RELAXED), job->t0) &&
+           !__atomic_load_n(&job->err, __ATOMIC_RELAXED)) {
+        if (one_connection(job->a, job->tcp) != 0) {
+            int e = errno ? errno : EIO;
+            __atomic_compare_exchange_n(&job->err, &(int){0}, e, 0, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED);
+            break;
+        }
+        __atomic_add_fetch(&job->done, 1, __ATOMIC_RELAXED);
+    }
+    return NULL;
+}
+
+/* The o->wrk clients; without threads the one client is this thread.
+ * 0, or -1 when a connection failed or no thread started. */
+static int
+run_clients(conn_job *job)
+{
+#ifdef MQ_HAVE_THREADS
+    pthread_t tid[LIM_MAX_WRK];
+    int n = 0, wrk = job->o->wrk;
+    for (; n < wrk; n++)
+        if (pthread_create(&tid[n], NULL, client, job) != 0)
+            break;
+    for (int i = 0; i < n; i++)
+        pthread_join(tid[i], NULL);
+    if (n == 0)
+        job->err = EAGAIN;
+#else
+    client(job);
+#endif
+    return job->err ? -1 : 0;
+}
+
 static int
 connect_limit(const lim_opts *o, int fork_each, lim_result *res)
 {
@@ -159,14 +213,11 @@ connect_limit(const lim_opts *o, int fork_each, lim_result *res)
         _exit(0);
     }
     close(lfd);
-    int rc = peer < 0 ? -1 : 0;
-    long n = 0;
-    double t0 = perf_now();
-    for (; rc == 0 && lim_more(o, n, t0); n++)
-        rc = one_connection(&a, tcp);
-    res->count = n;
-    res->sec = perf_now() - t0;
-    int e = errno;
+    conn_job job = {.o = o, .a = &a, .tcp = tcp, .t0 = perf_now()};
+    int rc = peer < 0 ? -1 : run_clients(&job);
+    res->count = job.done;
+    res->sec = perf_now() - job.t0;
+    int e = rc == 0 ? 0 : job.err ? job.err : errno;
     if (peer > 0) {
         kill(peer, SIGTERM);
         while (waitpid(peer, NULL, 0) < 0 && errno == EINTR)

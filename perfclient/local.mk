@@ -17,3 +17,6 @@ perfclient_perfpeer_zmq_SOURCES = perfclient/peer_zmq.c perfclient/peer_zmq_serv
 perfclient_perfpeer_zmq_CFLAGS = $(AM_CFLAGS) $(ZMQ_CFLAGS)
 perfclient_perfpeer_zmq_LDADD = $(ZMQ_LIBS)
 endif
+# the PARENT floor's clients are as many as PARENT's workers (issue 16)
+TESTS += perfclient/perflimit_connect_test.sh
+dist_check_SCRIPTS += perfclient/perflimit_connect_test.sh

@@ -4,10 +4,14 @@
  *
  *   perflimit [--transport pipe|uds|tcp] [--size N] [--size-empty N]
  *             [--batch N] [--num N] [--sec S] [--runs N] [--peer-cpu N] [--exec PROG]
- *             [--db FILE] [--sync full|normal]
+ *             [--db FILE] [--sync full|normal] [--wrk N]
  *             [--roundtrip --oneway --fork --spawn --thread --persist --connect | --all]
  *   perflimit --free-port     print a TCP port the kernel picked, exit
  *   perflimit --features      print threads=yes|no and tls=yes|no, exit
+ *
+ * --wrk N: client threads that connect at once for limit-connect and
+ * limit-connect-fork (default 5, as perfclient --parent's workers; 1 without
+ * threads), shown as wrk=N on their lines.
  *
  * --runs N: every figure measured N times, the median run reported with
  * runs=N min=X max=Y (as perfclient --runs).
@@ -113,8 +117,9 @@ run(const lim_opts *o, int t)
             printf("limit-connect na.\nlimit-connect-fork na.\n");
             break;
         }
-        measure(o, "connect", lim_connect, "");
-        measure(o, "connect-fork", lim_connect_fork, "");
+        snprintf(extra, sizeof extra, " wrk=%d", o->wrk);
+        measure(o, "connect", lim_connect, extra);
+        measure(o, "connect-fork", lim_connect_fork, extra);
         break;
     }
 }
@@ -183,6 +188,8 @@ set_value(lim_opts *o, const char *opt, const char *val)
         o->sec = v;
     else if (strcmp(opt, "--peer-cpu") == 0)
         o->peer_cpu = (int)v;
+    else if (strcmp(opt, "--wrk") == 0 && v >= 1 && v <= LIM_MAX_WRK && v == (int)v)
+        o->wrk = (int)v;
     else if (strcmp(opt, "--runs") == 0 && v >= 1)
         o->runs = v > PERF_MAX_RUNS ? PERF_MAX_RUNS : (int)v;
     else
@@ -203,7 +210,7 @@ int
 main(int argc, char **argv)
 {
     lim_opts o = {.transport = LIM_PIPE, .sync_full = 1, .size = 64, .size_empty = 32, .batch = 65536,
-                  .num = -1, .sec = -1, .runs = 1, .peer_cpu = -1, .exec = "/bin/true"};
+                  .num = -1, .sec = -1, .runs = 1, .peer_cpu = -1, .exec = "/bin/true", .wrk = 5};
     int selected[NTESTS] = {0}, any = 0, t, rc;
     for (int i = 1; i < argc; i++) {
         if ((rc = early(argv[i])) >= 0)
@@ -223,6 +230,9 @@ main(int argc, char **argv)
         o.sec = o.num > 0 ? 1e9 : 1.0;
     if (o.num <= 0)
         o.num = LONG_MAX;
+#ifndef MQ_HAVE_THREADS
+    o.wrk = 1;
+#endif
     setvbuf(stdout, NULL, _IOLBF, 0);
     for (t = 0; t < NTESTS; t++)
         if (!any || selected[t])

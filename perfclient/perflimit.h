@@ -23,7 +23,10 @@ typedef struct lim_opts {
     const char *db;     /* scratch sqlite3 file for the persist limit (NULL: na.) */
     int sync_full;      /* --sync full (1, default) or normal (0) */
     int runs;           /* --runs: measurements per figure, the median printed */
+    int wrk;            /* --wrk: client threads of the connect floors (1..LIM_MAX_WRK) */
 } lim_opts;
+
+#define LIM_MAX_WRK 64
 
 /* One measured figure. */
 typedef perf_run lim_result;

@@ -36,7 +36,9 @@
 #   --runs N         runs per test, the median reported (default 3): a moment
 #                    of load on a shared machine moves one run, not the median
 #   --quick          tiny sizes for make check (--num 200 --sec 0.2 --runs 1)
-#   --wrk N          perfclient's --wrk (parent workers, default 5)
+#   --wrk N          perfclient's --wrk (parent workers, default 5), and
+#                    perflimit's (its connect floors' clients), so the
+#                    PARENT floor has as many clients as PARENT
 #   --timeout S      time limit of one run (default 300)
 #   --list           print the runs and exit
 set -euo pipefail
@@ -325,7 +327,7 @@ run_limit() {
     timeout -k 5 "$TIMEOUT" "${CLIENT_PIN[@]}" "$LIMIT" --transport "$transport" \
         --size "$SS" --size-empty "$SE" --exec "$INST/bin/perfserver" "${peer[@]}" \
         --db "$TMP/limit.db" --sync full --all \
-        "${SIZE[@]}" >>"$file" 2>&1 && mv "$file" "$OUT/limit_$mode.perf"
+        "${SIZE[@]}" "${WRK[@]}" >>"$file" 2>&1 && mv "$file" "$OUT/limit_$mode.perf"
 }
 
 # perfclient's message sizes, for perflimit and the peer: SE and SS.

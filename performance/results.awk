@@ -238,7 +238,7 @@ function floors(t, S, ns,    i, m, ls, fl, lim, s, v, head) {
         lim = value(t, ls, "limit", m, limit_test(PARENT_COL, m))
         if (fl == "" || lim == "" || lim == 0) continue
         if (!head++) {
-            printf " PARENT floor: perflimit --connect, connect + 16-byte handshake + close without mqlink\n"
+            printf " PARENT floor: perflimit --connect, connect + 16-byte handshake + close without mqlink, as many clients as PARENT (--wrk)\n"
             printf " %-12s %9s %9s %11s", "mode", "limit", "floor", "floor/limit"
             for (s = 1; s <= ns; s++) printf " %9s %9s", letter(S[s]) ": C", "C/floor"
             printf "\n"
