@@ -94,6 +94,42 @@ no_section_without_waiting(void)
     MqContextDelete(c);
 }
 
+/* A scoped hook that returns without running the wait and without
+ * reporting an interrupt (the Ruby runtime did, when a timer or postponed-job
+ * interrupt was set) must not make the library retry at once for ever: the
+ * handshake and an event-loop wait end with an error or as timed out. */
+static int refusals;
+
+static int
+refuse(MqBlockingFnF fn, void *arg)
+{
+    (void)fn; (void)arg;
+    refusals++;
+    return 0;
+}
+
+static void
+unrun_wait_ends(void)
+{
+    const char *argv[] = {"refcli", "--timeout", "2", "@", mqt_build_path("tests/testserver")};
+    alarm(10); /* the hang this case is about fails it in seconds */
+    MqContextC *c = MqContextCreate();
+    MqSetBlockingCall(refuse);
+    MkErrorE rc = MqLinkCreate(c, 5, argv);
+    MqSetBlockingCall(NULL);
+    MQT_CHECK_MSG(refusals > 0, "the handshake made no blocking call");
+    if (rc != MK_OK) /* the handshake's wait ended as interrupted: link again */
+        MQT_OK(MqLinkCreate(c, 5, argv), ERR(c));
+    refusals = 0;
+    MqSetBlockingCall(refuse);
+    rc = MqProcessEvent(c, MQ_WAIT_ONCE, 200);
+    MqSetBlockingCall(NULL);
+    MQT_CHECK_MSG(rc != MK_ERROR, "%s", ERR(c));
+    MQT_CHECK_MSG(refusals > 0 && refusals < 1000, "%d refused waits for one wait", refusals);
+    MqContextDelete(c);
+    alarm(0);
+}
+
 /* ------------------------------------------- hooks of the library's threads */
 
 static int hook_pipe = -1;
@@ -178,6 +214,7 @@ thread_hooks_pair(void)
 static const mqt_case cases[] = {
     {"every wait inside one enter/leave pair, callbacks outside", waits_are_bracketed},
     {"no section without waiting", no_section_without_waiting},
+    {"a hook that does not run the wait ends it", unrun_wait_ends},
 #ifdef MQ_HAVE_THREADS
     {"thread hooks start and end each pool thread", thread_hooks_pair},
 #endif
