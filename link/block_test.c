@@ -130,6 +130,34 @@ unrun_wait_ends(void)
     alarm(0);
 }
 
+/* A runtime that reports an interrupt refuses every new wait until the call
+ * returns to it (Ruby after Thread#raise): the handshake must end then, not
+ * retry its read until half the timeout (10 s here) has passed. */
+static int
+interrupted(MqBlockingFnF fn, void *arg)
+{
+    (void)fn; (void)arg;
+    refusals++;
+    return 1;
+}
+
+static void
+interrupted_handshake_ends(void)
+{
+    /* a server that never answers the handshake; it ends when the link closes */
+    const char *argv[] = {"intcli", "--timeout", "20", "@", "sh", "-c", "read x <&$1"};
+    alarm(5); /* the spin this case is about lasted 10 s */
+    refusals = 0;
+    MqContextC *c = MqContextCreate();
+    MqSetBlockingCall(interrupted);
+    MkErrorE rc = MqLinkCreate(c, 7, argv);
+    MqSetBlockingCall(NULL);
+    MQT_CHECK_MSG(rc == MK_ERROR, "LinkCreate linked to a server that never answers");
+    MQT_CHECK_MSG(refusals < 1000, "%d refused waits in one handshake", refusals);
+    MqContextDelete(c);
+    alarm(0);
+}
+
 /* ------------------------------------------- hooks of the library's threads */
 
 static int hook_pipe = -1;
@@ -215,6 +243,7 @@ static const mqt_case cases[] = {
     {"every wait inside one enter/leave pair, callbacks outside", waits_are_bracketed},
     {"no section without waiting", no_section_without_waiting},
     {"a hook that does not run the wait ends it", unrun_wait_ends},
+    {"an interrupted handshake ends at once", interrupted_handshake_ends},
 #ifdef MQ_HAVE_THREADS
     {"thread hooks start and end each pool thread", thread_hooks_pair},
 #endif

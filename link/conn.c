@@ -535,6 +535,12 @@ mqi_conn_recv_preamble(mqi_conn *c, MK_I64 timeout_ms)
         size_t n = 0;
         if (recv_into(c, pre + have, sizeof pre - have, flags, &n) == MK_ERROR)
             return MK_ERROR;
+        if (!flags && !n && mqi_block_stopped()) {
+            /* interrupted (Thread#raise): the runtime refuses new waits until
+             * the call returns, so another read would only spin */
+            mqi_conn_fail(c, MQ_ERR_LINK, "waiting for the handshake failed: %s", strerror(EINTR));
+            return MK_ERROR;
+        }
         have += n;
     }
     return mqi_preamble_decode(pre, &c->swap, c->err);

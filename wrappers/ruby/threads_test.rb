@@ -87,6 +87,28 @@ test "Thread#raise reaches a thread waiting in ProcessEvent" do
   c.Delete
 end
 
+# The server never answers the handshake (it ends when the link closes).
+# The interrupted read used to be retried while the runtime refused every
+# new wait until the call returned: a spin with the GVL held for half the
+# timeout (10 s here) before the next wait failed.
+test "Thread#raise ends a LinkCreate that waits for the handshake" do
+  c = MqContextC.new
+  q = Queue.new
+  t = Thread.new do
+    c.LinkCreate(["--timeout", "20", "@", "sh", "-c", "read x <&$1"])
+    q << :linked
+  rescue RuntimeError => e
+    q << e.message
+  end
+  sleep 0.3
+  t0 = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+  t.raise("stop waiting")
+  check t.join(10) && q.pop == "stop waiting", "the exception did not end LinkCreate"
+  took = Process.clock_gettime(Process::CLOCK_MONOTONIC) - t0
+  check took < 5, "LinkCreate ended #{took.round(2)} s after the exception"
+  c.Delete
+end
+
 test "contexts in four threads call at the same time" do
   threads = 4.times.map do |i|
     Thread.new do
