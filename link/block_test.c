@@ -158,6 +158,38 @@ interrupted_handshake_ends(void)
     alarm(0);
 }
 
+/* An interrupt while a write waits for the peer to read (Ruby: Thread#raise
+ * during a big send) ends the write: retrying it spun, lock held, until the
+ * peer read again or the write's timeout passed. */
+static void
+interrupted_write_ends(void)
+{
+    const char *argv[] = {"wrcli", "--timeout", "20", "@", mqt_build_path("tests/testserver")};
+    static char big[1 << 20];
+    alarm(10);
+    MqContextC *c = MqContextCreate();
+    MQT_OK(MqLinkCreate(c, 5, argv), ERR(c));
+    MqSendSTART(c);
+    MqSendI32(c, 4000); /* the server reads nothing for 4 s */
+    MQT_OK(MqSendEND(c, "SLEP", MQ_TIMEOUT_DEFAULT), ERR(c));
+    MQT_OK(MqProcessEvent(c, MQ_WAIT_NO, 0), ERR(c));
+    refusals = 0;
+    MqSetBlockingCall(interrupted);
+    MkErrorE rc = MK_OK;
+    for (int i = 0; i < 64 && rc == MK_OK; i++) {
+        MqSendSTART(c);
+        MqSendBIN(c, big, sizeof big);
+        rc = MqSendEND(c, "ECHO", MQ_TIMEOUT_DEFAULT);
+    }
+    if (rc == MK_OK)
+        rc = MqProcessEvent(c, MQ_WAIT_NO, 0);
+    MqSetBlockingCall(NULL);
+    MQT_CHECK_MSG(rc == MK_ERROR, "64 MiB written while interrupted, to a peer that did not read");
+    MQT_CHECK_MSG(refusals < 1000, "%d refused waits for one interrupted write", refusals);
+    MqContextDelete(c);
+    alarm(0);
+}
+
 /* ------------------------------------------- hooks of the library's threads */
 
 static int hook_pipe = -1;
@@ -244,6 +276,7 @@ static const mqt_case cases[] = {
     {"no section without waiting", no_section_without_waiting},
     {"a hook that does not run the wait ends it", unrun_wait_ends},
     {"an interrupted handshake ends at once", interrupted_handshake_ends},
+    {"an interrupted write ends at once", interrupted_write_ends},
 #ifdef MQ_HAVE_THREADS
     {"thread hooks start and end each pool thread", thread_hooks_pair},
 #endif
