@@ -47,7 +47,10 @@ mqi_block_run(MqBlockingFnF fn, void *arg)
 {
     if (run_fn) {
         section s = {fn, arg, 0, EINTR};
-        stopped = run_fn(trampoline, &s) != 0;
+        /* A runtime that returns 0 without running fn (against the contract
+         * of MqSetBlockingCall) would have every caller retry at once, lock
+         * held, for ever: a wait that did not happen ends as interrupted. */
+        stopped = run_fn(trampoline, &s) != 0 || !s.ran;
         errno = s.err;
         return stopped;
     }

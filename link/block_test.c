@@ -94,6 +94,102 @@ no_section_without_waiting(void)
     MqContextDelete(c);
 }
 
+/* A scoped hook that returns without running the wait and without
+ * reporting an interrupt (the Ruby runtime did, when a timer or postponed-job
+ * interrupt was set) must not make the library retry at once for ever: the
+ * handshake and an event-loop wait end with an error or as timed out. */
+static int refusals;
+
+static int
+refuse(MqBlockingFnF fn, void *arg)
+{
+    (void)fn; (void)arg;
+    refusals++;
+    return 0;
+}
+
+static void
+unrun_wait_ends(void)
+{
+    const char *argv[] = {"refcli", "--timeout", "2", "@", mqt_build_path("tests/testserver")};
+    alarm(10); /* the hang this case is about fails it in seconds */
+    MqContextC *c = MqContextCreate();
+    MqSetBlockingCall(refuse);
+    MkErrorE rc = MqLinkCreate(c, 5, argv);
+    MqSetBlockingCall(NULL);
+    MQT_CHECK_MSG(refusals > 0, "the handshake made no blocking call");
+    if (rc != MK_OK) /* the handshake's wait ended as interrupted: link again */
+        MQT_OK(MqLinkCreate(c, 5, argv), ERR(c));
+    refusals = 0;
+    MqSetBlockingCall(refuse);
+    rc = MqProcessEvent(c, MQ_WAIT_ONCE, 200);
+    MqSetBlockingCall(NULL);
+    MQT_CHECK_MSG(rc != MK_ERROR, "%s", ERR(c));
+    MQT_CHECK_MSG(refusals > 0 && refusals < 1000, "%d refused waits for one wait", refusals);
+    MqContextDelete(c);
+    alarm(0);
+}
+
+/* A runtime that reports an interrupt refuses every new wait until the call
+ * returns to it (Ruby after Thread#raise): the handshake must end then, not
+ * retry its read until half the timeout (10 s here) has passed. */
+static int
+interrupted(MqBlockingFnF fn, void *arg)
+{
+    (void)fn; (void)arg;
+    refusals++;
+    return 1;
+}
+
+static void
+interrupted_handshake_ends(void)
+{
+    /* a server that never answers the handshake; it ends when the link closes */
+    const char *argv[] = {"intcli", "--timeout", "20", "@", "sh", "-c", "read x <&$1"};
+    alarm(5); /* the spin this case is about lasted 10 s */
+    refusals = 0;
+    MqContextC *c = MqContextCreate();
+    MqSetBlockingCall(interrupted);
+    MkErrorE rc = MqLinkCreate(c, 7, argv);
+    MqSetBlockingCall(NULL);
+    MQT_CHECK_MSG(rc == MK_ERROR, "LinkCreate linked to a server that never answers");
+    MQT_CHECK_MSG(refusals < 1000, "%d refused waits in one handshake", refusals);
+    MqContextDelete(c);
+    alarm(0);
+}
+
+/* An interrupt while a write waits for the peer to read (Ruby: Thread#raise
+ * during a big send) ends the write: retrying it spun, lock held, until the
+ * peer read again or the write's timeout passed. */
+static void
+interrupted_write_ends(void)
+{
+    const char *argv[] = {"wrcli", "--timeout", "20", "@", mqt_build_path("tests/testserver")};
+    static char big[1 << 20];
+    alarm(10);
+    MqContextC *c = MqContextCreate();
+    MQT_OK(MqLinkCreate(c, 5, argv), ERR(c));
+    MqSendSTART(c);
+    MqSendI32(c, 4000); /* the server reads nothing for 4 s */
+    MQT_OK(MqSendEND(c, "SLEP", MQ_TIMEOUT_DEFAULT), ERR(c));
+    MQT_OK(MqProcessEvent(c, MQ_WAIT_NO, 0), ERR(c));
+    refusals = 0;
+    MqSetBlockingCall(interrupted);
+    MkErrorE rc = MK_OK;
+    for (int i = 0; i < 64 && rc == MK_OK; i++) {
+        MqSendSTART(c);
+        MqSendBIN(c, big, sizeof big);
+        rc = MqSendEND(c, "ECHO", MQ_TIMEOUT_DEFAULT);
+    }
+    if (rc == MK_OK)
+        rc = MqProcessEvent(c, MQ_WAIT_NO, 0);
+    MqSetBlockingCall(NULL);
+    MQT_CHECK_MSG(rc == MK_ERROR, "64 MiB written while interrupted, to a peer that did not read");
+    MQT_CHECK_MSG(refusals < 1000, "%d refused waits for one interrupted write", refusals);
+    MqContextDelete(c);
+    alarm(0);
+}
+
 /* ------------------------------------------- hooks of the library's threads */
 
 static int hook_pipe = -1;
@@ -178,6 +274,9 @@ thread_hooks_pair(void)
 static const mqt_case cases[] = {
     {"every wait inside one enter/leave pair, callbacks outside", waits_are_bracketed},
     {"no section without waiting", no_section_without_waiting},
+    {"a hook that does not run the wait ends it", unrun_wait_ends},
+    {"an interrupted handshake ends at once", interrupted_handshake_ends},
+    {"an interrupted write ends at once", interrupted_write_ends},
 #ifdef MQ_HAVE_THREADS
     {"thread hooks start and end each pool thread", thread_hooks_pair},
 #endif

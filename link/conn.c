@@ -455,6 +455,13 @@ mqi_conn_flush_within(mqi_conn *c, MK_I64 timeout_ms)
         if (c->rbuf_full == MQI_RBUF_ALL && (wait < 0 || wait > RBUF_NAP_MS))
             wait = RBUF_NAP_MS;
         int ev = wait_fd(c->fd, events, wait);
+        if (ev < 0 && mqi_block_stopped()) {
+            /* interrupted (Thread#raise): the runtime refuses new waits until
+             * the call returns, so another try would only spin; a frame cut
+             * short cannot be resumed, so the link ends */
+            mqi_conn_fail(c, MQ_ERR_LINK, "write interrupted with %zu bytes unsent", b->len - b->off);
+            return MK_ERROR;
+        }
         if (ev >= 0 && ((ev & POLLIN) || c->rbuf_full == MQI_RBUF_ALL) &&
             mqi_conn_fill(c) == MK_ERROR)
             return MK_ERROR;
@@ -535,6 +542,12 @@ mqi_conn_recv_preamble(mqi_conn *c, MK_I64 timeout_ms)
         size_t n = 0;
         if (recv_into(c, pre + have, sizeof pre - have, flags, &n) == MK_ERROR)
             return MK_ERROR;
+        if (!flags && !n && mqi_block_stopped()) {
+            /* interrupted (Thread#raise): the runtime refuses new waits until
+             * the call returns, so another read would only spin */
+            mqi_conn_fail(c, MQ_ERR_LINK, "waiting for the handshake failed: %s", strerror(EINTR));
+            return MK_ERROR;
+        }
         have += n;
     }
     return mqi_preamble_decode(pre, &c->swap, c->err);

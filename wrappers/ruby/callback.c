@@ -40,6 +40,8 @@
 
 #include "runtime.h"
 
+#include <ruby/debug.h> /* rb_postponed_job_register_one; needs ruby.h first */
+
 int ruby_thread_has_gvl_p(void); /* exported by libruby, not declared */
 void mqrb_ctx_destroyed_locked(MqContextC *ctx, void *data);
 
@@ -126,11 +128,33 @@ handle_interrupt(VALUE th)
     return 1;
 }
 
+typedef struct {
+    MqBlockingFnF fn;
+    void *arg;
+    int ran;
+} nogvl_call;
+
+static void *
+run_nogvl(void *p)
+{
+    nogvl_call *c = p;
+    c->ran = 1;
+    return c->fn(c->arg);
+}
+
 /* The library's blocking hook: fn(arg) is one system call that may sleep.
- * A thread without the GVL (one Ruby does not know) just makes it. */
+ * A thread without the GVL (one Ruby does not know) just makes it.
+ * rb_thread_call_without_gvl2 returns without calling fn when any interrupt
+ * is set, also those rb_thread_interrupted does not report: the timer's
+ * (another thread waits for the GVL) and a postponed job's (a GC finalizer,
+ * a profiler).  Such an interrupt is cleared only by serving it, so it is
+ * served here (which hands the GVL to the waiting thread) and fn tried
+ * again: returning 0 with fn not run would make the library retry at once,
+ * holding the GVL, until its deadline (threads_test.rb, "postponed job"). */
 static int
 blocking_call(MqBlockingFnF fn, void *arg)
 {
+    nogvl_call call = {fn, arg, 0};
     VALUE th;
 
     if (!ruby_thread_has_gvl_p()) {
@@ -143,8 +167,14 @@ blocking_call(MqBlockingFnF fn, void *arg)
     th = rb_thread_current();
     if (rb_thread_interrupted(th) && handle_interrupt(th))
         return 1;
+    for (;;) {
+        rb_thread_call_without_gvl2(run_nogvl, &call, RUBY_UBF_IO, NULL);
+        if (call.ran)
+            break;
+        if (handle_interrupt(th))
+            return 1;
+    }
     releases++;
-    rb_thread_call_without_gvl2(fn, arg, RUBY_UBF_IO, NULL);
     return rb_thread_interrupted(th) && handle_interrupt(th);
 }
 
@@ -173,6 +203,24 @@ static VALUE
 gvl_releases(VALUE self)
 {
     return ULONG2NUM(releases);
+}
+
+static void
+postponed_noop(void *unused)
+{
+}
+
+/* Mqlink.postponed_job_then(obj, name, *args) (private, for the tests):
+ * register a postponed job, as a GC finalizer or a sampling profiler does,
+ * and call obj.name(*args) at once, so that the call runs with an interrupt
+ * set that rb_thread_interrupted does not report. */
+static VALUE
+postponed_job_then(int argc, VALUE *argv, VALUE self)
+{
+    rb_check_arity(argc, 2, UNLIMITED_ARGUMENTS);
+    if (!rb_postponed_job_register_one(0, postponed_noop, NULL))
+        rb_raise(rb_eRuntimeError, "postponed job table full");
+    return rb_funcallv(argv[0], rb_to_id(argv[1]), argc - 2, argv + 2);
 }
 
 /* ------------------------------------------------------- entries into Ruby */
@@ -538,5 +586,6 @@ mqrb_callback_init(VALUE module)
     rb_define_private_method(rb_singleton_class(module), "ruby_forking", ruby_fork_flag, 1);
     rb_eval_string(ruby_fork_src);
     rb_define_module_function(module, "gvl_releases", gvl_releases, 0);
+    rb_define_private_method(rb_singleton_class(module), "postponed_job_then", postponed_job_then, -1);
     MqSetBlockingCall(blocking_call);
 }

@@ -6,6 +6,20 @@ require 'mqlink'
 include Mqlink
 
 SERVER = ["@", RbConfig.ruby, File.expand_path("../../tests/interop/rbserver.rb", __dir__)]
+# Links of the tests with several threads: a wait that never ends fails in
+# seconds (the library's timeout), not at the harness's limit.
+BOUNDED = ["--timeout", "10"] + SERVER
+
+# Join every thread within secs, or fail naming the ones still running.
+def join_all(threads, secs)
+  deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + secs
+  late = threads.each_index.reject do |i|
+    threads[i].join([deadline - Process.clock_gettime(Process::CLOCK_MONOTONIC), 0].max)
+  end
+  threads.each { |t| t.kill if t.alive? }
+  raise "threads #{late.inspect} still running after #{secs} s" unless late.empty?
+  threads.map(&:value)
+end
 
 test "another thread runs while ProcessEvent waits" do
   c = MqContextC.new
@@ -73,11 +87,33 @@ test "Thread#raise reaches a thread waiting in ProcessEvent" do
   c.Delete
 end
 
+# The server never answers the handshake (it ends when the link closes).
+# The interrupted read used to be retried while the runtime refused every
+# new wait until the call returned: a spin with the GVL held for half the
+# timeout (10 s here) before the next wait failed.
+test "Thread#raise ends a LinkCreate that waits for the handshake" do
+  c = MqContextC.new
+  q = Queue.new
+  t = Thread.new do
+    c.LinkCreate(["--timeout", "20", "@", "sh", "-c", "read x <&$1"])
+    q << :linked
+  rescue RuntimeError => e
+    q << e.message
+  end
+  sleep 0.3
+  t0 = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+  t.raise("stop waiting")
+  check t.join(10) && q.pop == "stop waiting", "the exception did not end LinkCreate"
+  took = Process.clock_gettime(Process::CLOCK_MONOTONIC) - t0
+  check took < 5, "LinkCreate ended #{took.round(2)} s after the exception"
+  c.Delete
+end
+
 test "contexts in four threads call at the same time" do
-  results = 4.times.map do |i|
+  threads = 4.times.map do |i|
     Thread.new do
       c = MqContextC.new
-      c.LinkCreate(SERVER)
+      c.LinkCreate(BOUNDED)
       sum = 0
       50.times do |j|
         c.SendSTART(); c.SendSTR("I32"); c.SendI32(i * 1000 + j)
@@ -87,8 +123,36 @@ test "contexts in four threads call at the same time" do
       c.Delete
       sum
     end
-  end.map(&:value)
+  end
+  results = join_all(threads, 30)
   check results == 4.times.map { |i| 50 * i * 1000 + 1225 }, results.inspect
+end
+
+# rb_thread_call_without_gvl2 does not run the wait when any interrupt is
+# set, also one rb_thread_interrupted does not report: the timer's (another
+# thread waits for the GVL; the four threads above hung on it in about one
+# run in six) or a postponed job's (a GC finalizer, a profiler).  The runtime
+# must serve it and wait; it used to return at once, and the library retried
+# with the GVL held: until the deadline, or for ever in the handshake.
+# Mqlink.postponed_job_then registers a postponed job and makes the call.
+test "a wait that starts with a postponed job pending releases the GVL" do
+  c = MqContextC.new
+  c.LinkCreate(BOUNDED)
+  ticks = 0
+  t = Thread.new { 50.times { ticks += 1; sleep 0.002 } }
+  Mqlink.__send__(:postponed_job_then, c, :ProcessEvent, MQ_WAIT_ONCE, 300)
+  check ticks >= 10, "only #{ticks} ticks during the wait: it held the GVL"
+  t.join
+  c.Delete
+end
+
+test "LinkCreate that starts with a postponed job pending links" do
+  c = MqContextC.new
+  Mqlink.__send__(:postponed_job_then, c, :LinkCreate, BOUNDED)
+  c.SendSTART(); c.SendSTR("I8"); c.SendI8(5)
+  c.SendEND_AND_WAIT("ECHO", 10)
+  check c.ReadI8 == 5
+  c.Delete
 end
 
 test "a callback runs in the thread that waits, with the GVL" do
