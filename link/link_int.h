@@ -22,6 +22,10 @@
 #include "mk_internal.h"
 #include "mqlink.h"
 
+/* A link internal a module (mqi_module_load) calls: exported from the shared
+ * library beside the public API (tests/abi_test.sh lists these as allowed). */
+#define MQI_SHARED __attribute__((visibility("default")))
+
 /* ------------------------------------------------------------ wire format */
 
 #define MQI_MAGIC0 'M'
@@ -291,7 +295,7 @@ mqi_conn *mqi_conn_create(int fd, const mqi_config *cfg, int is_server);
 /* Close the socket, reap a pipe server, free everything. */
 void mqi_conn_free(mqi_conn *c);
 /* Mark the connection down with a reason (first reason wins). */
-void mqi_conn_fail(mqi_conn *c, MK_I32 code, const char *fmt, ...)
+MQI_SHARED void mqi_conn_fail(mqi_conn *c, MK_I32 code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Write everything buffered; reads incoming bytes meanwhile so both peers
  * can never block each other.  When the peer reads nothing for timeout_ms
@@ -463,10 +467,10 @@ MK_I64 mqi_deadline(MqContextC *ctx, MK_I64 timeout_ms);
  * then, lock held. */
 extern MqThreadHookF mqi_thread_start_fn, mqi_thread_end_fn;
 int mqi_block_run(MqBlockingFnF fn, void *arg);
-int mqi_block_stopped(void);
+MQI_SHARED int mqi_block_stopped(void);
 /* poll(2) as a blocking section (a timeout of 0 never sleeps: made directly). */
 struct pollfd;
-int mqi_block_poll(struct pollfd *p, unsigned long n, int timeout_ms);
+MQI_SHARED int mqi_block_poll(struct pollfd *p, unsigned long n, int timeout_ms);
 
 /* ----------------------------------------------------------- event loop */
 
@@ -485,6 +489,27 @@ void mqi_serve_internal(mqi_conn *c, const mqi_hdr *h, MkBufferStreamC *body);
 /* Wait for the answer of a call sent with transaction key w->trans. */
 MkErrorE mqi_wait_answer(MqContextC *ctx, mqi_pending *w, const char *what, const char *token,
                          MK_I64 timeout_ms);
+
+/* -------------------------------------------------------------- modules
+ *
+ * A layer whose library is costly to load (OpenSSL for TLS) is built as a
+ * module, a shared object loaded on the first link that needs it, so a
+ * program that never does pays nothing for it at start-up.  A module
+ * exports one table of operations whose first member is the version of
+ * mqlink it was built for (struct layouts are not an ABI across versions).
+ * It is looked for in $MQLINK_MODULE_DIR when set, else beside the shared
+ * libmqlink: DIR/mqlink/ (installed, $(pkglibdir)), then DIR/ (the build
+ * tree, where libtool puts both in link/.libs/).  Builds without shared
+ * libraries link the layers in and load nothing. */
+typedef struct mqi_module_head {
+    const char *version; /* PACKAGE_VERSION of the module's build */
+} mqi_module_head;
+
+/* The table symbol of module name (e.g. "mqlink_tls": file mqlink_tls.so),
+ * loaded (once per process) if it is not yet; NULL with ctx's error naming
+ * the file and the reason when it is missing, broken or of another version.
+ * A module is never unloaded. */
+const void *mqi_module_load(MqContextC *ctx, const char *name, const char *symbol);
 
 /* ---------------------------------------------------------------- hooks
  *

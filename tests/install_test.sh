@@ -64,6 +64,31 @@ build_c() {
 }
 check "a C program built with pkg-config mqlink runs" build_c
 
+# TLS, when built: the installed libmqlink finds its module in LIBDIR/mqlink
+# with nothing set (a shared build; a static one has it linked in).  An
+# error from the module itself (an unreadable --tls-ca) shows it was loaded.
+if grep -q '^#define MQ_HAVE_OPENSSL 1' "$top_builddir/config.h"; then
+    cat > "$tmp/tls.c" <<'SRC'
+#include <stdio.h>
+#include <string.h>
+#include <mqlink.h>
+int main(void) {
+    MqContextC *ctx = MqContextCreate();
+    const char *argv[] = {"tls", "--tcp", "--port", "1", "--tls-ca", "/nonexistent/ca.pem", NULL};
+    int rc = MqLinkCreate(ctx, 6, argv);
+    puts(MqErrorGetText(ctx));
+    return rc == MK_ERROR && strstr(MqErrorGetText(ctx), "/nonexistent/ca.pem: cannot read it") ? 0 : 1;
+}
+SRC
+    build_tls() {
+        ${CC:-cc} $CFLAGS "$tmp/tls.c" -o "$tmp/tls" $(pkg-config $static --cflags --libs mqlink) &&
+            "$tmp/tls"
+    }
+    check "a C program's TLS link loads the installed TLS module" build_tls
+    [ -n "$static" ] ||
+        check "the TLS module is installed in LIBDIR/mqlink" test -f "$root$libdir/mqlink/mqlink_tls.so"
+fi
+
 if echo "$pcs" | grep -qx mqlinkcxx; then
     cat > "$tmp/hello.cc" <<'SRC'
 #include <iostream>
