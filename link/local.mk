@@ -2,7 +2,8 @@
 lib_LTLIBRARIES += link/libmqlink.la
 include_HEADERS += link/mqlink.h
 noinst_HEADERS += link/link_int.h link/option.h link/transport/transport.h link/start/start.h
-noinst_HEADERS += link/persist_int.h link/transport/tls/tls.h link/transport/tls/tls_int.h
+noinst_HEADERS += link/persist.h link/persist_int.h
+noinst_HEADERS += link/transport/tls/tls.h link/transport/tls/tls_int.h
 # TLS on OpenSSL (link/transport/tls/), when configure found it.  The core
 # has only the loader (tls_load.c); the code naming OpenSSL is a module
 # loaded by the first link that asks for TLS, so libmqlink does not link
@@ -16,7 +17,7 @@ if SHARED_LIBS
 pkglib_LTLIBRARIES += link/mqlink_tls.la
 link_mqlink_tls_la_SOURCES = $(TLS_MODULE_SOURCES)
 link_mqlink_tls_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS)
-link_mqlink_tls_la_CPPFLAGS = $(AM_CPPFLAGS) $(OPENSSL_CFLAGS)
+link_mqlink_tls_la_CPPFLAGS = $(AM_CPPFLAGS) -DMQI_IN_MODULE $(OPENSSL_CFLAGS)
 # libmqlink named explicitly: a binding loads it RTLD_LOCAL, and the
 # module's calls into it must resolve all the same
 link_mqlink_tls_la_LIBADD = link/libmqlink.la kernel/libmkkernel.la $(OPENSSL_LIBS)
@@ -26,6 +27,23 @@ TLS_SOURCES += $(TLS_MODULE_SOURCES)
 TLS_LIBS = $(OPENSSL_LIBS)
 TLS_CPPFLAGS = -DMQI_TLS_BUILTIN $(OPENSSL_CFLAGS)
 endif
+endif
+# Persistent delivery on sqlite3 (persist*.c on link/storage/) the same way:
+# the core has the hooks and the public calls (persist_load.c), a module the
+# rest, loaded on the first persistent need.
+PERSIST_MODULE_SOURCES = link/persist.c link/persist_resume.c link/persist_recv.c
+if SHARED_LIBS
+pkglib_LTLIBRARIES += link/mqlink_persist.la
+link_mqlink_persist_la_SOURCES = $(PERSIST_MODULE_SOURCES)
+link_mqlink_persist_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS)
+link_mqlink_persist_la_CPPFLAGS = $(AM_CPPFLAGS) -DMQI_IN_MODULE
+link_mqlink_persist_la_LIBADD = link/storage/libmqstorage.la link/libmqlink.la \
+	kernel/libmkkernel.la $(SQLITE3_LIBS)
+link_mqlink_persist_la_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version -shared -no-undefined
+else
+PERSIST_SOURCES = $(PERSIST_MODULE_SOURCES)
+PERSIST_LIBS = link/storage/libmqstorage.la
+PERSIST_CPPFLAGS = -DMQI_PERSIST_BUILTIN
 endif
 # libtool relinks a module against the installed libmqlink: that one first.
 # Only a prerequisite: named through a variable, so that automake does not
@@ -57,9 +75,8 @@ link_libmqlink_objs_la_SOURCES = \
 	link/service.c \
 	link/send.c \
 	link/read.c \
-	link/persist.c \
-	link/persist_resume.c \
-	link/persist_recv.c \
+	link/persist_load.c \
+	$(PERSIST_SOURCES) \
 	link/transport/transport.c \
 	link/transport/pipe/pipe.c \
 	link/transport/uds/uds.c \
@@ -69,9 +86,9 @@ link_libmqlink_objs_la_SOURCES = \
 	link/start/fork.c \
 	link/start/thread.c \
 	link/start/spawn.c
-link_libmqlink_objs_la_LIBADD = link/storage/libmqstorage.la link/config/libmqconfig.la \
+link_libmqlink_objs_la_LIBADD = $(PERSIST_LIBS) link/config/libmqconfig.la \
 	$(TLS_LIBS) $(DL_LIBS) $(THREAD_LIBS)
-link_libmqlink_objs_la_CPPFLAGS = $(AM_CPPFLAGS) $(TLS_CPPFLAGS)
+link_libmqlink_objs_la_CPPFLAGS = $(AM_CPPFLAGS) $(TLS_CPPFLAGS) $(PERSIST_CPPFLAGS)
 link_libmqlink_la_SOURCES =
 link_libmqlink_la_LIBADD = link/libmqlink_objs.la kernel/libmkkernel.la $(TLS_LIBS) $(DL_LIBS) \
 	$(THREAD_LIBS)
@@ -100,7 +117,8 @@ link_transport_uds_uds_test_LDADD = $(LINK_TEST_HELPERS)
 link_start_start_test_LDADD = $(LINK_TEST_HELPERS)
 link_start_fork_test_LDADD = $(LINK_TEST_HELPERS)
 link_block_test_LDADD = $(LINK_TEST_HELPERS)
-link_fault_test_LDADD = $(LINK_TEST_HELPERS)
+# persistent calls (the module): through the shared library, as a program
+link_fault_test_LDADD = $(LINK_SHARED_HELPERS)
 link_limits_test_LDADD = $(LINK_TEST_HELPERS)
 link_reconnect_test_LDADD = $(LINK_TEST_HELPERS)
 link_option_test_LDADD = $(LINK_TEST_LIBS)
@@ -109,13 +127,14 @@ check_PROGRAMS += link/transport/tls/tls_test
 TESTS += link/transport/tls/tls_test
 # the shared library, as a user's program: TLS through the module
 link_transport_tls_tls_test_LDADD = $(LINK_SHARED_HELPERS)
-if SHARED_LIBS
-# TLS as a module: plain links map no OpenSSL, libmqlink does not need it
-check_PROGRAMS += link/transport/tls/tls_module_test
-TESTS += link/transport/tls/tls_module_test link/transport/tls/tls_needed_test.sh
-dist_check_SCRIPTS += link/transport/tls/tls_needed_test.sh
-link_transport_tls_tls_module_test_LDADD = $(LINK_SHARED_HELPERS)
 endif
+if SHARED_LIBS
+# TLS and persistent delivery as modules: plain links map neither OpenSSL
+# nor sqlite3, libmqlink needs neither
+check_PROGRAMS += link/module_test
+TESTS += link/module_test link/module_needed_test.sh
+dist_check_SCRIPTS += link/module_needed_test.sh
+link_module_test_LDADD = $(LINK_SHARED_HELPERS)
 endif
 link_persist_test_CFLAGS = $(AM_CFLAGS) $(SQLITE3_CFLAGS)
 # every transport and start mode, TLS included: through the shared library

@@ -3,7 +3,7 @@
 # installed under a temporary root, every installed .pc file must give
 # pkg-config flags with no unsubstituted @pattern@, and a C and a C++
 # program built with nothing but those flags must run against the
-# installed libraries, and Python, Tcl, Ruby and Java (when built) must load the
+# installed libraries (loading the modules from LIBDIR/mqlink), and Python, Tcl, Ruby and Java (when built) must load the
 # installed binding with the variable README.md's "Install" names, and mypy
 # must find the Python stubs after `make install` and after `pip install`.
 : "${top_builddir:?run from make check}"
@@ -64,27 +64,37 @@ build_c() {
 }
 check "a C program built with pkg-config mqlink runs" build_c
 
-# TLS, when built: the installed libmqlink finds its module in LIBDIR/mqlink
-# with nothing set (a shared build; a static one has it linked in).  An
-# error from the module itself (an unreadable --tls-ca) shows it was loaded.
-if grep -q '^#define MQ_HAVE_OPENSSL 1' "$top_builddir/config.h"; then
-    cat > "$tmp/tls.c" <<'SRC'
+# The installed libmqlink finds its modules in LIBDIR/mqlink with nothing
+# set (a shared build; a static one has them linked in).  An error from a
+# module itself shows it was loaded: persistent delivery's for a storage it
+# cannot open, TLS's (when built) for an unreadable --tls-ca.
+cat > "$tmp/modules.c" <<'SRC'
 #include <stdio.h>
 #include <string.h>
 #include <mqlink.h>
-int main(void) {
+static int fails_with(const char *opt, const char *file, const char *want) {
     MqContextC *ctx = MqContextCreate();
-    const char *argv[] = {"tls", "--tcp", "--port", "1", "--tls-ca", "/nonexistent/ca.pem", NULL};
-    int rc = MqLinkCreate(ctx, 6, argv);
+    const char *argv[] = {"modules", "--tcp", "--port", "1", opt, file, NULL};
+    int ok = MqLinkCreate(ctx, 6, argv) == MK_ERROR && strstr(MqErrorGetText(ctx), want);
     puts(MqErrorGetText(ctx));
-    return rc == MK_ERROR && strstr(MqErrorGetText(ctx), "/nonexistent/ca.pem: cannot read it") ? 0 : 1;
+    MqContextDelete(ctx);
+    return ok;
+}
+int main(int argc, char **argv) {
+    if (argc > 1)
+        return !fails_with("--tls-ca", "/nonexistent/ca.pem", "/nonexistent/ca.pem: cannot read it");
+    return !fails_with("--storage", "/nonexistent/calls.db", "needs a working storage");
 }
 SRC
-    build_tls() {
-        ${CC:-cc} $CFLAGS "$tmp/tls.c" -o "$tmp/tls" $(pkg-config $static --cflags --libs mqlink) &&
-            "$tmp/tls"
-    }
-    check "a C program's TLS link loads the installed TLS module" build_tls
+build_modules() {
+    ${CC:-cc} $CFLAGS "$tmp/modules.c" -o "$tmp/modules" $(pkg-config $static --cflags --libs mqlink)
+}
+check "a C program using the modules builds with pkg-config mqlink" build_modules
+check "its persistent link loads the installed persistence module" "$tmp/modules"
+[ -n "$static" ] || check "the persistence module is installed in LIBDIR/mqlink" \
+    test -f "$root$libdir/mqlink/mqlink_persist.so"
+if grep -q '^#define MQ_HAVE_OPENSSL 1' "$top_builddir/config.h"; then
+    check "its TLS link loads the installed TLS module" "$tmp/modules" tls
     [ -n "$static" ] ||
         check "the TLS module is installed in LIBDIR/mqlink" test -f "$root$libdir/mqlink/mqlink_tls.so"
 fi

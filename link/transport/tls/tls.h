@@ -39,6 +39,6 @@ typedef struct mqi_tls_ops {
     MkErrorE (*prepare)(MqContextC *ctx);
     MkErrorE (*secure)(MqContextC *ctx, mqi_conn *c, MK_I64 timeout_ms);
 } mqi_tls_ops;
-extern MQI_SHARED const mqi_tls_ops mqi_tls_module;
+extern MQI_MODULE_TABLE const mqi_tls_ops mqi_tls_module;
 
 #endif
