@@ -3,14 +3,16 @@
 A file "calls" another when its object references a function the other's
 object defines.  The byte layer (conn.c) calls nothing above it; the core
 calls no persistence file (it reaches storage through the hooks a layer
-registers, link_int.h mqi_hooks); the start modes call nothing in link.c or
+registers, link_int.h mqi_hooks, which persist_load.c forwards to the
+persistence module); the start modes call nothing in link.c or
 listen.c (they get what they need through their table, start/start.h)."""
 import os
 import subprocess
 import sys
 
 BUILD = os.path.join(os.environ.get("top_builddir", "."), "link")
-PREFIX = "libmqlink_objs_la-"
+# libmqlink's objects, and (shared builds) those of the modules beside it
+PREFIXES = ("libmqlink_objs_la-", "mqlink_persist_la-", "mqlink_tls_la-")
 
 # The files below the connection: frames, pending calls, id tables, blocking sections.
 BELOW_CONN = {"frame", "pending", "idmap", "block"}
@@ -24,8 +26,9 @@ def objects():
     found = {}
     for root, _, files in os.walk(BUILD):
         for f in files:
-            if f.startswith(PREFIX) and f.endswith(".o"):
-                name = f[len(PREFIX):-2]
+            prefix = next((p for p in PREFIXES if f.startswith(p)), None)
+            if prefix and f.endswith(".o"):
+                name = f[len(prefix):-2]
                 if name not in found or "/.libs" in root:
                     found[name] = os.path.join(root, f)
     return found

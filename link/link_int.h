@@ -22,6 +22,17 @@
 #include "mk_internal.h"
 #include "mqlink.h"
 
+/* A link internal a module (mqi_module_load) calls: exported from the shared
+ * library beside the public API (tests/abi_test.sh lists these as allowed).
+ * Protected: the library's own calls still bind to it directly, not through
+ * the PLT that a preemptible symbol would need (several are on every call).
+ * A module (built with -DMQI_IN_MODULE) refers to them plainly. */
+#ifdef MQI_IN_MODULE
+#define MQI_SHARED /* a module's references: resolved in libmqlink */
+#else
+#define MQI_SHARED __attribute__((visibility("protected")))
+#endif
+
 /* ------------------------------------------------------------ wire format */
 
 #define MQI_MAGIC0 'M'
@@ -69,7 +80,7 @@ typedef struct mqi_hdr {
     uint32_t len;
 } mqi_hdr;
 
-void mqi_hdr_encode(unsigned char *out, const mqi_hdr *h);
+MQI_SHARED void mqi_hdr_encode(unsigned char *out, const mqi_hdr *h);
 /* Decode and check a header; reason in err. */
 MkErrorE mqi_hdr_decode(const unsigned char *in, int swap, uint32_t max_frame, mqi_hdr *h,
                         MkErrorC *err);
@@ -185,7 +196,7 @@ typedef struct mqi_idmap {
 
 /* Add id (not present yet) -> val (not NULL); on MK_ERROR nothing changed. */
 MkErrorE mqi_idmap_put(mqi_idmap *m, uint64_t id, void *val);
-void *mqi_idmap_get(const mqi_idmap *m, uint64_t id);
+MQI_SHARED void *mqi_idmap_get(const mqi_idmap *m, uint64_t id);
 /* Remove id and return its value (NULL when absent). */
 void *mqi_idmap_take(mqi_idmap *m, uint64_t id);
 void mqi_idmap_free(mqi_idmap *m);
@@ -193,13 +204,13 @@ void mqi_idmap_free(mqi_idmap *m);
 /* The calls waiting for answers, by transaction. */
 typedef mqi_idmap mqi_pend_table;
 
-MkErrorE mqi_pend_add(mqi_pend_table *t, mqi_pending *p);
+MQI_SHARED MkErrorE mqi_pend_add(mqi_pend_table *t, mqi_pending *p);
 /* A callback record from the connection's free list (or malloc), its
  * fields left for the caller to set, every one; and back to it: a call with
  * callback allocates nothing in steady state. */
-mqi_pending *mqi_pend_alloc(struct mqi_conn *c);
-void mqi_pend_release(struct mqi_conn *c, mqi_pending *p);
-mqi_pending *mqi_pend_take(mqi_pend_table *t, uint64_t trans);
+MQI_SHARED mqi_pending *mqi_pend_alloc(struct mqi_conn *c);
+MQI_SHARED void mqi_pend_release(struct mqi_conn *c, mqi_pending *p);
+MQI_SHARED mqi_pending *mqi_pend_take(mqi_pend_table *t, uint64_t trans);
 void mqi_pend_free(mqi_pend_table *t, void (*drop)(mqi_pending *));
 
 /* ------------------------------------------------------------ connection */
@@ -291,13 +302,13 @@ mqi_conn *mqi_conn_create(int fd, const mqi_config *cfg, int is_server);
 /* Close the socket, reap a pipe server, free everything. */
 void mqi_conn_free(mqi_conn *c);
 /* Mark the connection down with a reason (first reason wins). */
-void mqi_conn_fail(mqi_conn *c, MK_I32 code, const char *fmt, ...)
+MQI_SHARED void mqi_conn_fail(mqi_conn *c, MK_I32 code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Write everything buffered; reads incoming bytes meanwhile so both peers
  * can never block each other.  When the peer reads nothing for timeout_ms
  * (negative: no bound), the link is closed (MQ_ERR_TIMEOUT): a frame may be
  * half written, so the stream cannot go on. */
-MkErrorE mqi_conn_flush_within(mqi_conn *c, MK_I64 timeout_ms);
+MQI_SHARED MkErrorE mqi_conn_flush_within(mqi_conn *c, MK_I64 timeout_ms);
 /* The same with the connection's timeout (negative: none). */
 static inline MkErrorE
 mqi_conn_flush(mqi_conn *c)
@@ -315,12 +326,12 @@ void mqi_conn_nap(MK_I64 until);
 MkErrorE mqi_conn_send_preamble(mqi_conn *c);
 MkErrorE mqi_conn_recv_preamble(mqi_conn *c, MK_I64 timeout_ms);
 /* Append one frame; flushes when the buffer passes its threshold. */
-MkErrorE mqi_conn_write_frame(mqi_conn *c, mqi_hdr *h, const MkBufferStreamC *body);
+MQI_SHARED MkErrorE mqi_conn_write_frame(mqi_conn *c, mqi_hdr *h, const MkBufferStreamC *body);
 /* The same, a flush it needs waiting timeout_ms at most (mqi_conn_flush_within). */
 MkErrorE mqi_conn_write_within(mqi_conn *c, mqi_hdr *h, const MkBufferStreamC *body,
                                MK_I64 timeout_ms);
 /* The same with an encoded body; h->items and h->len must be set. */
-MkErrorE mqi_conn_write_raw(mqi_conn *c, const mqi_hdr *h, const void *body);
+MQI_SHARED MkErrorE mqi_conn_write_raw(mqi_conn *c, const mqi_hdr *h, const void *body);
 /* Input that is read but not yet seen by a poll of the socket (TLS). */
 static inline int
 mqi_conn_buffered(const mqi_conn *c)
@@ -430,12 +441,12 @@ mqi_read_end(MqContextC *ctx, mqi_reading was)
 }
 
 /* Log through the context's name and --debug / --silent settings. */
-void mqi_log(MqContextC *ctx, int level, const char *fmt, ...)
+MQI_SHARED void mqi_log(MqContextC *ctx, int level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Error on ctx with MQ_ERR_LINK unless linked; for API entry points. */
-MkErrorE mqi_check_linked(MqContextC *ctx, const char *what);
+MQI_SHARED MkErrorE mqi_check_linked(MqContextC *ctx, const char *what);
 /* Set ctx's error from the connection's reason. */
-MkErrorE mqi_link_error(MqContextC *ctx, const char *what);
+MQI_SHARED MkErrorE mqi_link_error(MqContextC *ctx, const char *what);
 /* Milliseconds on a monotonic clock.  Timeouts are milliseconds: the
  * coarse clock (a few ms resolution) is plenty, and reading it is cheaper
  * than the precise one on every call. */
@@ -451,7 +462,7 @@ mqi_now_ms(void)
     return (MK_I64)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 /* When timeout_ms (MQ_TIMEOUT_DEFAULT: ctx's) from now is, -1 for never. */
-MK_I64 mqi_deadline(MqContextC *ctx, MK_I64 timeout_ms);
+MQI_SHARED MK_I64 mqi_deadline(MqContextC *ctx, MK_I64 timeout_ms);
 
 /* A blocking section (MqSetBlockingCall, MqSetBlockingHooks): every system
  * call that may sleep is made by a fn(arg) run through mqi_block_run, and
@@ -462,11 +473,11 @@ MK_I64 mqi_deadline(MqContextC *ctx, MK_I64 timeout_ms);
  * whose work must happen anyway (connect, a commit, reaping) runs fn itself
  * then, lock held. */
 extern MqThreadHookF mqi_thread_start_fn, mqi_thread_end_fn;
-int mqi_block_run(MqBlockingFnF fn, void *arg);
-int mqi_block_stopped(void);
+MQI_SHARED int mqi_block_run(MqBlockingFnF fn, void *arg);
+MQI_SHARED int mqi_block_stopped(void);
 /* poll(2) as a blocking section (a timeout of 0 never sleeps: made directly). */
 struct pollfd;
-int mqi_block_poll(struct pollfd *p, unsigned long n, int timeout_ms);
+MQI_SHARED int mqi_block_poll(struct pollfd *p, unsigned long n, int timeout_ms);
 
 /* ----------------------------------------------------------- event loop */
 
@@ -477,14 +488,37 @@ MkErrorE mqi_loop(MqContextC *ctx, mqi_pending *waiter, MK_I64 deadline, int onc
  * the reason as the context's error. */
 void mqi_expire_callbacks(mqi_conn *c, int all);
 /* Run the service for a received call on ctx. */
-void mqi_serve_call(MqContextC *ctx, const mqi_hdr *h, MkBufferStreamC *body);
+MQI_SHARED void mqi_serve_call(MqContextC *ctx, const mqi_hdr *h, MkBufferStreamC *body);
 /* Answer a call with an error frame. */
 MkErrorE mqi_send_error(MqContextC *ctx, uint64_t trans, MK_I32 code, const char *text);
 /* Link-internal calls (child create / delete) arriving at a server. */
 void mqi_serve_internal(mqi_conn *c, const mqi_hdr *h, MkBufferStreamC *body);
 /* Wait for the answer of a call sent with transaction key w->trans. */
-MkErrorE mqi_wait_answer(MqContextC *ctx, mqi_pending *w, const char *what, const char *token,
-                         MK_I64 timeout_ms);
+MQI_SHARED MkErrorE mqi_wait_answer(MqContextC *ctx, mqi_pending *w, const char *what,
+                                    const char *token, MK_I64 timeout_ms);
+
+/* -------------------------------------------------------------- modules
+ *
+ * A layer whose library is costly to load (OpenSSL for TLS) is built as a
+ * module, a shared object loaded on the first link that needs it, so a
+ * program that never does pays nothing for it at start-up.  A module
+ * exports one table of operations whose first member is the version of
+ * mqlink it was built for (struct layouts are not an ABI across versions).
+ * It is looked for in $MQLINK_MODULE_DIR when set, else beside the shared
+ * libmqlink: DIR/mqlink/ (installed, $(pkglibdir)), then DIR/ (the build
+ * tree, where libtool puts both in link/.libs/).  Builds without shared
+ * libraries link the layers in and load nothing. */
+/* The one symbol a module exports: its table. */
+#define MQI_MODULE_TABLE __attribute__((visibility("default")))
+typedef struct mqi_module_head {
+    const char *version; /* PACKAGE_VERSION of the module's build */
+} mqi_module_head;
+
+/* The table symbol of module name (e.g. "mqlink_tls": file mqlink_tls.so),
+ * loaded (once per process) if it is not yet; NULL with ctx's error naming
+ * the file and the reason when it is missing, broken or of another version.
+ * A module is never unloaded. */
+const void *mqi_module_load(MqContextC *ctx, const char *name, const char *symbol);
 
 /* ---------------------------------------------------------------- hooks
  *

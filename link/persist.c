@@ -143,9 +143,6 @@ mqi_persist_close(MqContextC *ctx)
         free(ctx->pst);
         ctx->pst = NULL;
     }
-    if (ctx->txn_handler.free)
-        ctx->txn_handler.free(ctx->txn_handler.data);
-    ctx->txn_handler = (mqi_cb){0};
 }
 
 /* Commit p's storage; when that fails, the answers it would have recorded
@@ -250,8 +247,9 @@ send_stored(MqContextC *ctx, const char *what, const char *token, uint8_t kind, 
     return rc == MK_OK ? MK_OK : mqi_link_error(ctx, what);
 }
 
-MkErrorE
-MqSendEND_AND_TRANSACTION(MqContextC *ctx, const char *token, MK_I64 timeout_ms)
+/* MqSendEND_AND_TRANSACTION (persist_load.c) */
+static MkErrorE
+send_wait(MqContextC *ctx, const char *token, MK_I64 timeout_ms)
 {
     const char *what = "SendEND_AND_TRANSACTION";
     MK_I64 id;
@@ -269,9 +267,10 @@ MqSendEND_AND_TRANSACTION(MqContextC *ctx, const char *token, MK_I64 timeout_ms)
     return mqi_wait_answer(ctx, &w, what, token, timeout_ms);
 }
 
-MkErrorE
-MqSendEND_AND_TRANSACTION_CALLBACK(MqContextC *ctx, const char *token, MqServiceCallF fn,
-                                   void *data, MqDataFreeF free_fn, MK_I64 timeout_ms)
+/* MqSendEND_AND_TRANSACTION_CALLBACK (persist_load.c) */
+static MkErrorE
+send_callback(MqContextC *ctx, const char *token, MqServiceCallF fn, void *data,
+              MqDataFreeF free_fn, MK_I64 timeout_ms)
 {
     const char *what = "SendEND_AND_TRANSACTION_CALLBACK";
     MK_I64 id;
@@ -297,31 +296,6 @@ MqSendEND_AND_TRANSACTION_CALLBACK(MqContextC *ctx, const char *token, MqService
      * the next link, goes to the transaction handler. */
     mqi_pend_release(c, mqi_pend_take(&c->pend, p->trans));
     return MK_ERROR;
-}
-
-void
-MqConfigSetTransactionHandler(MqContextC *ctx, MqServiceCallF fn, void *data, MqDataFreeF free_fn)
-{
-    if (ctx->txn_handler.free)
-        ctx->txn_handler.free(ctx->txn_handler.data);
-    ctx->txn_handler = (mqi_cb){fn, data, free_fn};
-}
-
-MK_BOL
-MqStorageIsDurable(MqContextC *ctx)
-{
-    MqContextC *p = parent_of(ctx);
-    return p->storage ? mqi_storage_durable(p->storage) : p->cfg.storage != NULL;
-}
-
-MkErrorE
-MqStoragePendingCount(MqContextC *ctx, MK_I64 *count)
-{
-    MqContextC *p = parent_of(ctx);
-    *count = 0;
-    if (!p->storage)
-        return MK_OK;
-    return mqi_storage_pending_count(p->storage, count, ctx->err);
 }
 
 /* Is name FILE.IDENTITY of base (the last part of --storage)? */
@@ -426,13 +400,9 @@ mqi_persist_internal(mqi_conn *c, const mqi_hdr *h, MkBufferStreamC *body)
     }
 }
 
-static const char *const tokens[] = {"_SID", "_LWM", NULL};
-
-/* Registered in hooks.c. */
-const mqi_hooks mqi_persist_hooks = {
+/* What persist_load.c's hooks forward to (flag and tokens are theirs). */
+static const mqi_hooks hooks = {
     .name = "persistent delivery",
-    .flag = MQI_F_PERSIST,
-    .tokens = tokens,
     .link_create = mqi_persist_open,
     .link_up = mqi_persist_resume,
     .context_delete = mqi_persist_close,
@@ -440,4 +410,14 @@ const mqi_hooks mqi_persist_hooks = {
     .answer = mqi_persist_answered,
     .answer_write = mqi_persist_answer_write,
     .internal = mqi_persist_internal,
+};
+
+/* The module's one export (persist.h). */
+const mqi_persist_ops mqi_persist_module = {
+    .head = {.version = PACKAGE_VERSION},
+    .hooks = &hooks,
+    .send_wait = send_wait,
+    .send_callback = send_callback,
+    .durable = mqi_storage_durable,
+    .pending_count = mqi_storage_pending_count,
 };

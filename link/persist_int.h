@@ -1,11 +1,12 @@
-/* persist_int.h — what persist.c, persist_recv.c and persist_resume.c share:
+/* persist_int.h — inside the persistence module (persist.h: mqlink_persist.so
+ * in a shared build), what persist.c, persist_recv.c and persist_resume.c share:
  * the state a parent context keeps for persistent delivery beyond its
  * storage handle.  Owned by the context (ctx->pst), made on first use,
  * freed by mqi_persist_close. */
 #ifndef MQ_PERSIST_INT_H
 #define MQ_PERSIST_INT_H
 
-#include "link_int.h"
+#include "persist.h"
 #include "storage/storage.h"
 
 typedef struct mqi_persist_state {
@@ -29,11 +30,8 @@ typedef struct mqi_persist_state {
     MK_I64 last_lwm;         /* the low-water mark sent last */
 } mqi_persist_state;
 
-/* Pending-table keys of persistent calls, apart from ordinary transactions
- * (which count up from 1 and never get near). */
-#define MQI_PERSIST_KEY (1ull << 63)
-
-/* The hooks (link_int.h, mqi_hooks) of persistent delivery, by file. */
+/* The hooks (link_int.h, mqi_hooks) of persistent delivery, by file; the
+ * core reaches them through persist_load.c. */
 /* persist.c: link_create — open ctx's storage as configured, if it has none
  * yet (a client; a receiver checks where its per-sender files go). */
 MkErrorE mqi_persist_open(MqContextC *ctx);

@@ -4,7 +4,9 @@
 # public headers (mkkernel.h, mqlink.h) declare and the API description
 # (wrappers/api/mqlink.api: function, method, ctor, dtor and runtime lines).
 # The only other exports allowed are the kernel internals libmqlink calls,
-# marked MKI_SHARED in kernel/mk_internal.h.  Shared builds only.
+# marked MKI_SHARED in kernel/mk_internal.h, and the link internals a module
+# (link/module.c) calls, marked MQI_SHARED in link/link_int.h and
+# link/start/start.h.  Shared builds only.
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
 top_builddir=${top_builddir:-.}
 libs="$top_builddir/link/.libs/libmqlink.so $top_builddir/kernel/.libs/libmkkernel.so"
@@ -29,8 +31,11 @@ done | tr '\n' ' ' | grep -oE '\b(Mk|Mq)[A-Za-z0-9_]*[[:space:]]*\([^*]' |
 sed -nE 's/^[[:space:]]*(function|method|ctor|dtor)[^=]*=[[:space:]]*([A-Za-z0-9_]+)\(.*/\2/p
          s/^[[:space:]]*runtime[[:space:]]+([A-Za-z0-9_]+).*/\1/p' \
     "$top_srcdir/wrappers/api/mqlink.api" | sort -u > "$TMP/api"
-sed -nE 's/^MKI_SHARED[^(]*[ *](mki_[a-z0-9_]+)\(.*/\1/p' "$top_srcdir/kernel/mk_internal.h" |
-    sort -u > "$TMP/shared"
+{
+    sed -nE 's/^MKI_SHARED[^(]*[ *](mki_[a-z0-9_]+)\(.*/\1/p' "$top_srcdir/kernel/mk_internal.h"
+    sed -nE 's/^MQI_SHARED[^(]*[ *](mqi_[a-z0-9_]+)\(.*/\1/p' "$top_srcdir/link/link_int.h" \
+        "$top_srcdir/link/start/start.h"
+} | sort -u > "$TMP/shared"
 sort -u "$TMP/headers" "$TMP/shared" > "$TMP/allowed"
 
 failed=0 n=0
@@ -47,7 +52,7 @@ echo "1..5"
 [ "$(wc -l < "$TMP/exported")" -gt 100 ] && : > "$TMP/few" || echo "only $(wc -l < "$TMP/exported") exports" > "$TMP/few"
 check "the libraries export the API (more than 100 symbols)" "$TMP/few"
 comm -23 "$TMP/exported" "$TMP/allowed" > "$TMP/extra"
-check "every exported symbol is declared by a public header (or MKI_SHARED)" "$TMP/extra"
+check "every exported symbol is declared by a public header (or MKI_SHARED, MQI_SHARED)" "$TMP/extra"
 comm -13 "$TMP/exported" "$TMP/headers" > "$TMP/missing"
 check "every function of the public headers is exported" "$TMP/missing"
 comm -13 "$TMP/exported" "$TMP/api" > "$TMP/api_missing"

@@ -3,7 +3,7 @@
 # installed under a temporary root, every installed .pc file must give
 # pkg-config flags with no unsubstituted @pattern@, and a C and a C++
 # program built with nothing but those flags must run against the
-# installed libraries, and Python, Tcl, Ruby and Java (when built) must load the
+# installed libraries (loading the modules from LIBDIR/mqlink), and Python, Tcl, Ruby and Java (when built) must load the
 # installed binding with the variable README.md's "Install" names, and mypy
 # must find the Python stubs after `make install` and after `pip install`.
 : "${top_builddir:?run from make check}"
@@ -63,6 +63,41 @@ build_c() {
         "$tmp/hello"
 }
 check "a C program built with pkg-config mqlink runs" build_c
+
+# The installed libmqlink finds its modules in LIBDIR/mqlink with nothing
+# set (a shared build; a static one has them linked in).  An error from a
+# module itself shows it was loaded: persistent delivery's for a storage it
+# cannot open, TLS's (when built) for an unreadable --tls-ca.
+cat > "$tmp/modules.c" <<'SRC'
+#include <stdio.h>
+#include <string.h>
+#include <mqlink.h>
+static int fails_with(const char *opt, const char *file, const char *want) {
+    MqContextC *ctx = MqContextCreate();
+    const char *argv[] = {"modules", "--tcp", "--port", "1", opt, file, NULL};
+    int ok = MqLinkCreate(ctx, 6, argv) == MK_ERROR && strstr(MqErrorGetText(ctx), want);
+    puts(MqErrorGetText(ctx));
+    MqContextDelete(ctx);
+    return ok;
+}
+int main(int argc, char **argv) {
+    if (argc > 1)
+        return !fails_with("--tls-ca", "/nonexistent/ca.pem", "/nonexistent/ca.pem: cannot read it");
+    return !fails_with("--storage", "/nonexistent/calls.db", "needs a working storage");
+}
+SRC
+build_modules() {
+    ${CC:-cc} $CFLAGS "$tmp/modules.c" -o "$tmp/modules" $(pkg-config $static --cflags --libs mqlink)
+}
+check "a C program using the modules builds with pkg-config mqlink" build_modules
+check "its persistent link loads the installed persistence module" "$tmp/modules"
+[ -n "$static" ] || check "the persistence module is installed in LIBDIR/mqlink" \
+    test -f "$root$libdir/mqlink/mqlink_persist.so"
+if grep -q '^#define MQ_HAVE_OPENSSL 1' "$top_builddir/config.h"; then
+    check "its TLS link loads the installed TLS module" "$tmp/modules" tls
+    [ -n "$static" ] ||
+        check "the TLS module is installed in LIBDIR/mqlink" test -f "$root$libdir/mqlink/mqlink_tls.so"
+fi
 
 if echo "$pcs" | grep -qx mqlinkcxx; then
     cat > "$tmp/hello.cc" <<'SRC'

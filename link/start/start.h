@@ -62,7 +62,7 @@ extern const mqi_start_mode mqi_thread_start;
 extern const mqi_start_mode mqi_spawn_start;
 
 /* The start mode of id, NULL for none. */
-const mqi_start_mode *mqi_start_get(int id);
+MQI_SHARED const mqi_start_mode *mqi_start_get(int id);
 /* Every start mode, in registration order, NULL-terminated. */
 const mqi_start_mode *const *mqi_start_modes(void);
 

@@ -19,7 +19,7 @@
 #include <openssl/x509.h>
 
 #include "start/start.h"
-#include "tls.h"
+#include "tls_int.h"
 
 #define PEM_MAX (1 << 20) /* a key file past this is not one */
 
@@ -269,7 +269,7 @@ build(MqContextC *ctx, mqi_tls *t, const pem *p)
 }
 
 MkErrorE
-mqi_tls_prepare(MqContextC *ctx)
+mqi_tls_ctx_prepare(MqContextC *ctx)
 {
     mqi_config *c = &ctx->cfg;
     int is_server = ctx->is_server;

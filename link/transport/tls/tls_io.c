@@ -16,7 +16,7 @@
 #include <openssl/ssl.h>
 #include <openssl/x509_vfy.h>
 
-#include "tls.h"
+#include "tls_int.h"
 
 static const char *
 peer_of(const mqi_conn *c)
@@ -277,7 +277,7 @@ handshake(mqi_conn *c, SSL *s, MK_I64 timeout_ms)
 }
 
 MkErrorE
-mqi_tls_secure(MqContextC *ctx, mqi_conn *c, MK_I64 timeout_ms)
+mqi_tls_io_secure(MqContextC *ctx, mqi_conn *c, MK_I64 timeout_ms)
 {
     mqi_tls *t = ctx->cfg.secure.state;
     if (!t)
