@@ -117,6 +117,10 @@ typedef struct mqi_config {
     char *host;          /* tcp host */
     char *port;          /* tcp port */
     int socket_fd;       /* --socket N: serve an inherited socket */
+    /* Not an option: a listener whose accepted sockets inherit the
+     * listening socket's options (transport.h) set SO_RCVTIMEO there once;
+     * its instances' sockets come with this receive timeout (0: none). */
+    MK_I64 accepted_rcvtimeo_ms;
     char **srv_argv;     /* pipe: server program and arguments (after @) */
     int srv_argc;
     char *storage;       /* --storage FILE for persistent delivery */
@@ -299,6 +303,8 @@ typedef struct mqi_conn {
 #define MQI_RBUF_ALL 2
 
 mqi_conn *mqi_conn_create(int fd, const mqi_config *cfg, int is_server);
+/* Give fd the receive timeout cfg asks for (conn.c); returns it in ms, 0: none. */
+MK_I64 mqi_rcvtimeo_set(int fd, const mqi_config *cfg, int is_server);
 /* Close the socket, reap a pipe server, free everything. */
 void mqi_conn_free(mqi_conn *c);
 /* Mark the connection down with a reason (first reason wins). */

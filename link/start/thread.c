@@ -42,6 +42,8 @@ next_connection(pool *p)
         int fd = p->l.accept(&p->l);
         if (fd >= 0)
             return fd;
+        if (errno == EAGAIN || errno == EWOULDBLOCK)
+            continue; /* the listening socket's receive timeout (listen.c) */
         if (errno == EBADF || errno == EINVAL || errno == ENOTSOCK)
             return -1;
         /* out of descriptors or memory: wait instead of spinning */
