@@ -379,7 +379,8 @@ struct MqContextC {
     MkErrorC err_store;  /* what err points at: no allocation per context */
     MkErrorC *async_err;      /* error of a one-way call, for the next loop turn */
     MkBufferStreamC send;     /* message being built */
-    MkBufferStreamC *ret;     /* answer of the last SendEND_AND_WAIT (handed over) */
+    MkBufferStreamC *ret;     /* answer of the last SendEND_AND_WAIT (handed over; NULL
+                               * before the first: a parent that only links never needs it) */
     MkBufferStreamC *rd;      /* message being read (see the answer's handover) */
     mqi_service *svc;
     int nsvc;
@@ -443,7 +444,7 @@ mqi_read_begin(MqContextC *ctx, MkBufferStreamC *body)
 static inline void
 mqi_read_end(MqContextC *ctx, mqi_reading was)
 {
-    ctx->rd = was.rd == was.ret ? ctx->ret : was.rd;
+    ctx->rd = was.rd && was.rd == was.ret ? ctx->ret : was.rd;
 }
 
 /* Log through the context's name and --debug / --silent settings. */
