@@ -66,6 +66,7 @@ link_libmqlink_objs_la_SOURCES = \
 	link/trace.c \
 	link/trace.h \
 	link/conn.c \
+	link/close_wait.c \
 	link/frame.c \
 	link/pending.c \
 	link/idmap.c \
