@@ -357,11 +357,36 @@ shrink(mqi_conn *c)
     b->cap = READ_CHUNK;
 }
 
+/* A link's first read goes to the stack, and the buffer is allocated only
+ * when bytes came: a parent that ends right after its handshake reads just
+ * its peer's close and never allocates one. */
+static MkErrorE
+fill_first(mqi_conn *c, int flags)
+{
+    unsigned char first[256];
+    size_t n = 0;
+    int why = 0;
+    MkErrorE rc = recv_into(c, first, sizeof first, flags, &n);
+    if (rc != MK_OK)
+        return rc;
+    rc = grow(c, &why); /* the first 4096 bytes: always granted, memory permitting */
+    if (rc != MK_OK) {
+        if (rc == MK_CONTINUE)
+            mqi_conn_fail(c, MK_ERR_MEMORY, "no room for the read buffer");
+        return MK_ERROR;
+    }
+    memcpy(c->rbuf.p, first, n);
+    c->rbuf.len = n;
+    return MK_OK;
+}
+
 static MkErrorE
 fill(mqi_conn *c, int flags)
 {
     mqi_bytes *b = &c->rbuf;
     c->rbuf_full = 0;
+    if (b->cap == 0)
+        return fill_first(c, flags);
     if (b->off == b->len) {
         b->off = b->len = 0;
         shrink(c);
