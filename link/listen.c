@@ -115,8 +115,10 @@ stop_listening(MqContextC *ctx, const mqi_transport *tp, int lfd)
 
 /* fork and spawn: this thread accepts and starts each instance.  accept
  * waits itself, at most half a second (the listening socket's receive
- * timeout), instead of poll + accept: one system call less per parent.
- * The timeout reaps the instances that ended while no connection comes. */
+ * timeout; on TCP the instances' own, tune_listener), instead of poll +
+ * accept: one system call less per parent.  The timeout reaps the
+ * instances that ended while no connection comes; every accept reaps too,
+ * so --max-connections counts only the living. */
 static void
 accept_loop(const mqi_listener *l, const mqi_start_mode *mode)
 {
