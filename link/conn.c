@@ -167,9 +167,6 @@ reap(pid_t pid)
         reap_fn(&a); /* interrupted before it ran: reaping must happen */
 }
 
-/* After _CLS (link.c): the server's close (EOF), or a moment at most. */
-#define SERVER_CLOSE_WAIT_MS 100
-
 static void
 drop_pending(mqi_pending *p)
 {
@@ -180,16 +177,18 @@ drop_pending(mqi_pending *p)
     }
 }
 
+static void wait_server_close(mqi_conn *c);
+
 void
 mqi_conn_free(mqi_conn *c)
 {
     if (!c)
         return;
+    if (c->fd >= 0 && c->await_close)
+        wait_server_close(c);
     if (c->io->close)
         c->io->close(c);
-    if (c->fd >= 0 && c->await_close)
-        mqi_close_wait_add(c->fd, SERVER_CLOSE_WAIT_MS); /* the server's close, then ours */
-    else if (c->fd >= 0)
+    if (c->fd >= 0)
         close(c->fd);
     if (c->pid > 0)
         reap(c->pid);
@@ -232,6 +231,23 @@ wait_fd(int fd, short events, MK_I64 timeout_ms)
         n = mqi_block_poll(&p, 1, timeout_ms < 0 ? -1 : (int)(timeout_ms > 0x7fffffff ? 0x7fffffff : timeout_ms));
     while (n < 0 && errno == EINTR && !mqi_block_stopped());
     return n > 0 ? p.revents : n;
+}
+
+/* After _CLS (link.c): the server's close (EOF), or a moment at most. */
+#define SERVER_CLOSE_WAIT_MS 100
+static void
+wait_server_close(mqi_conn *c)
+{
+    MK_I64 deadline = mqi_now_ms() + SERVER_CLOSE_WAIT_MS;
+    char scratch[512];
+    for (;;) {
+        MK_I64 left = deadline - mqi_now_ms();
+        if (left <= 0 || (!mqi_conn_buffered(c) && wait_fd(c->fd, POLLIN, left) <= 0))
+            break;
+        ssize_t n = c->io->recv(c, scratch, sizeof scratch, 0);
+        if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
+            break;
+    }
 }
 
 static MkErrorE fill(mqi_conn *c, int flags);

@@ -303,9 +303,6 @@ typedef struct mqi_conn {
 #define MQI_RBUF_ALL 2
 
 mqi_conn *mqi_conn_create(int fd, const mqi_config *cfg, int is_server);
-/* close_wait.c: close fd once its server closed (it was asked to close
- * first), within wait_ms, without waiting here for it. */
-void mqi_close_wait_add(int fd, MK_I64 wait_ms);
 /* Give fd the receive timeout cfg asks for (conn.c); returns it in ms, 0: none. */
 MK_I64 mqi_rcvtimeo_set(int fd, const mqi_config *cfg, int is_server);
 /* Close the socket, reap a pipe server, free everything. */

@@ -66,7 +66,6 @@ link_libmqlink_objs_la_SOURCES = \
 	link/trace.c \
 	link/trace.h \
 	link/conn.c \
-	link/close_wait.c \
 	link/frame.c \
 	link/pending.c \
 	link/idmap.c \
