@@ -116,16 +116,23 @@ mqi_conn_create(int fd, const mqi_config *cfg, int is_server)
     c->child_hint = 1;
     c->max_children = cfg->max_children;
     c->cb_deadline = -1;
-    /* A wait reads straight from the socket instead of poll + read: one
-     * system call less per answer.  The socket's receive timeout keeps such
-     * a read shorter than any deadline the loop hands to it. */
-    if (cfg->timeout_ms > 1) {
-        struct timeval tv = {.tv_sec = cfg->timeout_ms / 2000,
-                             .tv_usec = (cfg->timeout_ms / 2 % 1000) * 1000};
-        if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) == 0)
-            c->rcvtimeo_ms = cfg->timeout_ms / 2;
-    }
+    c->rcvtimeo_ms = mqi_rcvtimeo_set(fd, cfg, is_server);
     return c;
+}
+
+/* A wait reads straight from the socket instead of poll + read: one system
+ * call less per answer.  The socket's receive timeout keeps such a read
+ * shorter than any deadline the loop hands to it.  A socket a listener
+ * accepted may carry it already (link_int.h: accepted_rcvtimeo_ms).
+ * Returns the timeout in ms, 0 for none. */
+MK_I64
+mqi_rcvtimeo_set(int fd, const mqi_config *cfg, int is_server)
+{
+    MK_I64 ms = cfg->timeout_ms > 1 ? cfg->timeout_ms / 2 : 0;
+    if (ms == 0 || (is_server && cfg->accepted_rcvtimeo_ms == ms))
+        return ms;
+    struct timeval tv = {.tv_sec = ms / 1000, .tv_usec = ms % 1000 * 1000};
+    return setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) == 0 ? ms : 0;
 }
 
 typedef struct {
@@ -366,11 +373,36 @@ shrink(mqi_conn *c)
     b->cap = READ_CHUNK;
 }
 
+/* A link's first read goes to the stack, and the buffer is allocated only
+ * when bytes came: a parent that ends right after its handshake reads just
+ * its peer's close and never allocates one. */
+static MkErrorE
+fill_first(mqi_conn *c, int flags)
+{
+    unsigned char first[256];
+    size_t n = 0;
+    int why = 0;
+    MkErrorE rc = recv_into(c, first, sizeof first, flags, &n);
+    if (rc != MK_OK)
+        return rc;
+    rc = grow(c, &why); /* the first 4096 bytes: always granted, memory permitting */
+    if (rc != MK_OK) {
+        if (rc == MK_CONTINUE)
+            mqi_conn_fail(c, MK_ERR_MEMORY, "no room for the read buffer");
+        return MK_ERROR;
+    }
+    memcpy(c->rbuf.p, first, n);
+    c->rbuf.len = n;
+    return MK_OK;
+}
+
 static MkErrorE
 fill(mqi_conn *c, int flags)
 {
     mqi_bytes *b = &c->rbuf;
     c->rbuf_full = 0;
+    if (b->cap == 0)
+        return fill_first(c, flags);
     if (b->off == b->len) {
         b->off = b->len = 0;
         shrink(c);

@@ -16,11 +16,6 @@ MqContextCreate(void)
         return NULL;
     mqi_config_init(&ctx->cfg);
     ctx->err = &ctx->err_store;
-    ctx->ret = MkBufferStreamCreate();
-    if (!ctx->ret) {
-        free(ctx);
-        return NULL;
-    }
     mki_stream_init(&ctx->send);
     ctx->send.err = ctx->err;
     return ctx;

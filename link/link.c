@@ -259,7 +259,7 @@ MqLinkDelete(MqContextC *ctx)
      * now with the error instead of never.  (A persistent call's is re-sent
      * by the next LinkCreate, its answer goes to the transaction handler.) */
     mqi_trace_link(ctx, c, 0);
-    if (!MkErrorIsSet(c->err))
+    if (c->pend.used && !MkErrorIsSet(c->err)) /* the reason they are given */
         MkErrorSet(c->err, MQ_ERR_LINK, "the link was deleted (LinkDelete)");
     mqi_expire_callbacks(c, 1);
     close_children(c);

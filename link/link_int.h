@@ -117,6 +117,10 @@ typedef struct mqi_config {
     char *host;          /* tcp host */
     char *port;          /* tcp port */
     int socket_fd;       /* --socket N: serve an inherited socket */
+    /* Not an option: a listener whose accepted sockets inherit the
+     * listening socket's options (transport.h) set SO_RCVTIMEO there once;
+     * its instances' sockets come with this receive timeout (0: none). */
+    MK_I64 accepted_rcvtimeo_ms;
     char **srv_argv;     /* pipe: server program and arguments (after @) */
     int srv_argc;
     char *storage;       /* --storage FILE for persistent delivery */
@@ -299,6 +303,8 @@ typedef struct mqi_conn {
 #define MQI_RBUF_ALL 2
 
 mqi_conn *mqi_conn_create(int fd, const mqi_config *cfg, int is_server);
+/* Give fd the receive timeout cfg asks for (conn.c); returns it in ms, 0: none. */
+MK_I64 mqi_rcvtimeo_set(int fd, const mqi_config *cfg, int is_server);
 /* Close the socket, reap a pipe server, free everything. */
 void mqi_conn_free(mqi_conn *c);
 /* Mark the connection down with a reason (first reason wins). */
@@ -373,7 +379,8 @@ struct MqContextC {
     MkErrorC err_store;  /* what err points at: no allocation per context */
     MkErrorC *async_err;      /* error of a one-way call, for the next loop turn */
     MkBufferStreamC send;     /* message being built */
-    MkBufferStreamC *ret;     /* answer of the last SendEND_AND_WAIT (handed over) */
+    MkBufferStreamC *ret;     /* answer of the last SendEND_AND_WAIT (handed over; NULL
+                               * before the first: a parent that only links never needs it) */
     MkBufferStreamC *rd;      /* message being read (see the answer's handover) */
     mqi_service *svc;
     int nsvc;
@@ -437,7 +444,7 @@ mqi_read_begin(MqContextC *ctx, MkBufferStreamC *body)
 static inline void
 mqi_read_end(MqContextC *ctx, mqi_reading was)
 {
-    ctx->rd = was.rd == was.ret ? ctx->ret : was.rd;
+    ctx->rd = was.rd && was.rd == was.ret ? ctx->ret : was.rd;
 }
 
 /* Log through the context's name and --debug / --silent settings. */

@@ -52,9 +52,25 @@ static int
 listen_accept(const mqi_listener *l)
 {
     int fd = accept_one(l->lfd);
-    if (fd >= 0 && l->tp->tune)
+    if (fd >= 0 && l->tp->tune && !l->inherit)
         l->tp->tune(fd);
     return fd;
+}
+
+/* A start mode's listener: where accepted sockets inherit the listening
+ * socket's options, they are set there once (two system calls less per
+ * parent on TCP).  The receive timeout then also bounds the waits in
+ * accept (EAGAIN): the --fork loop reaps at that pace, --thread's pool
+ * accepts again.  Returns whether the options are in place. */
+static int
+tune_listener(MqContextC *ctx, const mqi_transport *tp, int lfd)
+{
+    if (!tp->accepted_inherit)
+        return 0;
+    if (tp->tune)
+        tp->tune(lfd);
+    ctx->cfg.accepted_rcvtimeo_ms = mqi_rcvtimeo_set(lfd, &ctx->cfg, 0);
+    return 1;
 }
 
 /* A connection past --max-connections is accepted and closed at once
@@ -99,8 +115,10 @@ stop_listening(MqContextC *ctx, const mqi_transport *tp, int lfd)
 
 /* fork and spawn: this thread accepts and starts each instance.  accept
  * waits itself, at most half a second (the listening socket's receive
- * timeout), instead of poll + accept: one system call less per parent.
- * The timeout reaps the instances that ended while no connection comes. */
+ * timeout; on TCP the instances' own, tune_listener), instead of poll +
+ * accept: one system call less per parent.  The timeout reaps the
+ * instances that ended while no connection comes; every accept reaps too,
+ * so --max-connections counts only the living. */
 static void
 accept_loop(const mqi_listener *l, const mqi_start_mode *mode)
 {
@@ -108,7 +126,8 @@ accept_loop(const mqi_listener *l, const mqi_start_mode *mode)
     int alive = 0; /* instances started, not yet reaped */
     mqi_refusals refused = {0};
     struct timeval tv = {.tv_sec = 0, .tv_usec = 500 * 1000};
-    int waits = setsockopt(l->lfd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) == 0;
+    int waits = ctx->cfg.accepted_rcvtimeo_ms > 0 || /* tune_listener's */
+                setsockopt(l->lfd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) == 0;
     while (!mqi_stop_signal() && !mqi_block_stopped()) {
         if (!waits) { /* no timeout on accept: poll bounds the wait */
             struct pollfd p = {.fd = l->lfd, .events = POLLIN};
@@ -164,8 +183,10 @@ serve_forever(const mqi_listener *l, const mqi_start_mode *mode)
     (void)MkLogGetLevel(); /* read the environment once, not in every instance */
     if (!mode->run)
         accept_loop(l, mode);
-    else if (mode->run(l) != MK_OK)
+    else if (mode->run(l) != MK_OK) {
+        ctx->cfg.accepted_rcvtimeo_ms = 0; /* the context goes on as it was */
         return;
+    }
     else
         wait_for_stop();
     leave(ctx, l->tp, l->lfd);
@@ -192,6 +213,7 @@ mqi_listen_serve(MqContextC *ctx)
     mqi_listener l = {.tmpl = ctx, .tp = tp, .lfd = lfd, .accept = listen_accept,
                       .serve = mqi_instance_serve, .refuse = refuse};
     if (mode) {
+        l.inherit = tune_listener(ctx, tp, lfd);
         serve_forever(&l, mode);
         stop_listening(ctx, tp, lfd);
         return MK_ERROR;

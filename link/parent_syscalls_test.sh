@@ -7,7 +7,9 @@
 # connect + accept floor of perflimit --connect):
 #   - the instance reads the client's preamble without a poll first (the
 #     client sent it right after connect: it is there);
-#   - the --fork listener waits in accept itself, not in poll + accept.
+#   - the --fork listener waits in accept itself, not in poll + accept;
+#   - on TCP an accepted socket inherits TCP_NODELAY and SO_RCVTIMEO from
+#     the listening socket: no setsockopt per parent.
 # Counts, not time: repeatable on a loaded machine.
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
 top_builddir=${top_builddir:-.}
@@ -17,20 +19,54 @@ trap 'rm -rf "$TMP"' EXIT
 SERVER=$top_builddir/perfserver/perfserver CLIENT=$top_builddir/perfclient/perfclient
 THREADS=$("$top_builddir/perfclient/perflimit" --features | sed -n 's/^threads=//p')
 
-# count MODE N SYSCALL: SYSCALL's calls in a MODE server serving N parents
-count() {
-    sock=$TMP/s-$1-$2.sock
-    strace -f -qq -e trace="$3" -o "$TMP/trace-$1-$2" "$SERVER" --uds --file "$sock" "--$1" \
-        >/dev/null 2>&1 &
-    tracer=$!
+# the server's address for the transport in $1 (tcp: a port free just now)
+address() {
+    if [ "$1" = tcp ]; then
+        port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+        echo "--tcp --port $port"
+    else
+        echo "--uds --file $TMP/s-$2.sock"
+    fi
+}
+
+# ready ADDRESS...: wait until the server accepts (a tcp probe is one more
+# parent in both counts, so the difference drops it)
+ready() {
     i=0
-    while [ ! -S "$sock" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-    timeout 60 "$CLIENT" --parent --num "$2" --wrk 1 --uds --file "$sock" >/dev/null
+    while [ $i -lt 100 ]; do
+        case $1 in
+        --uds) [ -S "$3" ] && return 0 ;;
+        --tcp) python3 -c 'import socket, sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1).close()' "$3" 2>/dev/null && return 0 ;;
+        esac
+        sleep 0.1; i=$((i + 1))
+    done
+}
+
+# count SIDE TP MODE N SYSCALL: SYSCALL's calls in the server (SIDE server)
+# or the client (SIDE client) of a MODE server on transport TP serving N
+# parents
+count() {
+    addr=$(address "$2" "$3-$4")
+    trace=$TMP/trace-$1-$2-$3-$4
+    if [ "$1" = server ]; then
+        strace -f -qq -e trace="$5" -o "$trace" "$SERVER" $addr "--$3" >/dev/null 2>&1 &
+    else
+        "$SERVER" $addr "--$3" >/dev/null 2>&1 &
+    fi
+    tracer=$!
+    ready $addr
+    if [ "$1" = server ]; then
+        timeout 60 "$CLIENT" --parent --num "$4" --wrk 1 $addr >/dev/null
+    else
+        timeout 60 strace -f -qq -e trace="$5" -o "$trace" "$CLIENT" --parent --num "$4" --wrk 1 \
+            $addr >/dev/null
+    fi
     sleep 0.3
     # the server is the tracer's child (the libtool wrapper execs it)
     for pid in $(cat /proc/$tracer/task/*/children 2>/dev/null); do kill "$pid"; done
+    kill $tracer 2>/dev/null
     wait $tracer
-    calls "$3" "$TMP/trace-$1-$2"
+    calls "$5" "$trace"
 }
 
 # calls SYSCALL TRACE: the calls of SYSCALL in strace's TRACE, but for the
@@ -42,25 +78,31 @@ calls() {
     awk -v s="$1(" 'index($0, s) && !index($0, s "NULL, 0,") { n++ } END { print n + 0 }' "$2"
 }
 
-# per_parent MODE SYSCALL MAX: SYSCALL per parent is at most MAX
+# per_parent SIDE TP MODE SYSCALL MAX: SYSCALL per parent is at most MAX
 per_parent() {
-    a=$(count "$1" 100 "$2") b=$(count "$1" 200 "$2")
-    echo "$1: $2 $a for 100 parents, $b for 200"
-    awk -v a="$a" -v b="$b" -v m="$3" 'BEGIN { printf "%.2f per parent, at most %s\n", (b - a) / 100, m
+    a=$(count "$1" "$2" "$3" 100 "$4") b=$(count "$1" "$2" "$3" 200 "$4")
+    echo "$1 $2 $3: $4 $a for 100 parents, $b for 200"
+    awk -v a="$a" -v b="$b" -v m="$5" 'BEGIN { printf "%.2f per parent, at most %s\n", (b - a) / 100, m
                                             exit !((b - a) / 100 <= m) }'
 }
 
-echo "1..2"
+echo "1..4"
 if ! command -v strace >/dev/null 2>&1 || ! strace -o /dev/null true 2>/dev/null; then
-    for t in 1 2; do echo "ok $t # SKIP strace missing or not allowed to trace"; done
+    for t in 1 2 3 4; do echo "ok $t # SKIP strace missing or not allowed to trace"; done
     exit 0
 fi
-# before: 2 polls per parent in --fork, 1 in --thread.  The bound leaves
-# room for the listener's idle wake-ups (every 0.5 s) on a slow machine.
-check "--fork: no poll per parent (listener and instance)" per_parent fork poll 0.3
+# before: 2 polls per parent in --fork, 1 in --thread.
+check "--fork: no poll per parent (listener and instance)" per_parent server uds fork poll 0.3
 if [ "$THREADS" = yes ]; then
-    check "--thread: no poll per parent (the instance's handshake)" per_parent thread poll 0.3
+    check "--thread: no poll per parent (the instance's handshake)" per_parent server uds thread poll 0.3
 else
     check "--thread: no poll per parent # SKIP this build has no threads" true
+fi
+# before: 2 per parent (TCP_NODELAY and SO_RCVTIMEO on each accepted socket)
+check "tcp --fork: no setsockopt per parent" per_parent server tcp fork setsockopt 0.3
+if [ "$THREADS" = yes ]; then
+    check "tcp --thread: no setsockopt per parent" per_parent server tcp thread setsockopt 0.3
+else
+    check "tcp --thread: no setsockopt per parent # SKIP this build has no threads" true
 fi
 [ $failed -eq 0 ]

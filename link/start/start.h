@@ -28,8 +28,10 @@ typedef struct mqi_listener {
     MqContextC *tmpl;
     const mqi_transport *tp;
     int lfd;
+    int inherit; /* accepted sockets inherit lfd's options (listen.c) */
     /* Accept one connection and tune it for tp: the fd, or -1 with errno
-     * (EINTR only when the listener was told to stop). */
+     * (EINTR only when the listener was told to stop; EAGAIN when lfd's
+     * receive timeout passed). */
     int (*accept)(const struct mqi_listener *l);
     /* Create an instance for fd, serve it until its link ends, delete it. */
     void (*serve)(MqContextC *tmpl, int fd);

@@ -42,7 +42,13 @@ next_connection(pool *p)
         int fd = p->l.accept(&p->l);
         if (fd >= 0)
             return fd;
-        if (errno == EBADF || errno == EINVAL || errno == ENOTSOCK)
+        if (errno == EAGAIN || errno == EWOULDBLOCK)
+            continue; /* the listening socket's receive timeout (listen.c) */
+        /* EINTR: the listener was told to stop (start.h).  The thread ends
+         * rather than sleep and look again: a runtime's pool thread holds
+         * its interpreter lock outside blocking sections (Python), and the
+         * listener's thread needs it to leave. */
+        if (errno == EINTR || errno == EBADF || errno == EINVAL || errno == ENOTSOCK)
             return -1;
         /* out of descriptors or memory: wait instead of spinning */
         struct timespec ts = {0, 10 * 1000 * 1000};

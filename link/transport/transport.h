@@ -27,6 +27,11 @@ typedef struct mqi_transport {
     MkErrorE (*secure)(MqContextC *ctx, mqi_conn *c, MK_I64 timeout_ms);
     /* A client's link ends by asking the server to close first (_CLS). */
     int server_closes_first;
+    /* An accepted socket inherits the listening socket's options (TCP on
+     * Linux: the kernel clones the listener's socket): a listener sets
+     * tune's options and the receive timeout there once, not once per
+     * connection. */
+    int accepted_inherit;
     /* The transport's own options (option.h), terminated by a row with name
      * NULL; NULL for none. */
     const mqi_option *options;

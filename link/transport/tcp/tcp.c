@@ -173,6 +173,9 @@ const mqi_transport mqi_tcp_transport = {
     .connect = tcp_connect,
     .listen = tcp_listen,
     .tune = tcp_tune,
+#ifdef __linux__
+    .accepted_inherit = 1, /* the kernel clones the listening socket */
+#endif
     .prepare = tcp_prepare,
 #ifdef MQ_HAVE_OPENSSL
     .secure = mqi_tls_secure,
