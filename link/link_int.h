@@ -522,10 +522,12 @@ typedef struct mqi_module_head {
 } mqi_module_head;
 
 /* The table symbol of module name (e.g. "mqlink_tls": file mqlink_tls.so),
- * loaded (once per process) if it is not yet; NULL with ctx's error naming
- * the file and the reason when it is missing, broken or of another version.
- * A module is never unloaded. */
-const void *mqi_module_load(MqContextC *ctx, const char *name, const char *symbol);
+ * kept in *slot: loaded once per process, on the first call; NULL with
+ * ctx's error naming the file and the reason when it is missing, broken or
+ * of another version, and why (what needs it) stacked on it.  A module is
+ * never unloaded. */
+const void *mqi_module_load(MqContextC *ctx, const void **slot, const char *name,
+                            const char *symbol, const char *why);
 
 /* ---------------------------------------------------------------- hooks
  *

@@ -15,11 +15,13 @@
 
 /* The directory of the object this code is linked into (the shared
  * libmqlink), into out; 0 when it cannot be told. */
+static const void *find_and_open(MqContextC *ctx, const char *name, const char *symbol);
+
 static int
 own_dir(char *out, size_t cap)
 {
     Dl_info info;
-    if (!dladdr((void *)mqi_module_load, &info) || !info.dli_fname)
+    if (!dladdr((void *)find_and_open, &info) || !info.dli_fname)
         return 0;
     const char *slash = strrchr(info.dli_fname, '/');
     if (!slash || (size_t)(slash - info.dli_fname) >= cap)
@@ -51,8 +53,8 @@ open_module(MqContextC *ctx, const char *path, const char *symbol)
     return NULL;
 }
 
-const void *
-mqi_module_load(MqContextC *ctx, const char *name, const char *symbol)
+static const void *
+find_and_open(MqContextC *ctx, const char *name, const char *symbol)
 {
     char dir[2][DIR_MAX], lib[DIR_MAX - 16], path[DIR_MAX + 64];
     int n = 0;
@@ -77,4 +79,20 @@ mqi_module_load(MqContextC *ctx, const char *name, const char *symbol)
                    dir[0], n > 1 ? " or " : "", n > 1 ? dir[1] : "",
                    env && *env ? " (MQLINK_MODULE_DIR)" : "");
     return NULL;
+}
+
+/* Two threads may both load at first: dlopen gives both the same table. */
+const void *
+mqi_module_load(MqContextC *ctx, const void **slot, const char *name, const char *symbol,
+                const char *why)
+{
+    const void *t = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+    if (t)
+        return t;
+    if (!(t = find_and_open(ctx, name, symbol))) {
+        MkErrorStack(ctx->err, "%s", why);
+        return NULL;
+    }
+    __atomic_store_n(slot, t, __ATOMIC_RELEASE);
+    return t;
 }

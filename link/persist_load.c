@@ -17,22 +17,17 @@ ops_get(MqContextC *ctx, int load)
     return &mqi_persist_module;
 }
 #else
-static const mqi_persist_ops *loaded; /* set once; two threads may both load: same table */
+static const void *loaded; /* the module's table, once loaded */
 
 /* The module's table.  Not loaded yet: with load, loaded now (NULL and
  * ctx's error set when that fails); without, NULL. */
 static const mqi_persist_ops *
 ops_get(MqContextC *ctx, int load)
 {
-    const mqi_persist_ops *ops = __atomic_load_n(&loaded, __ATOMIC_ACQUIRE);
-    if (ops || !load)
-        return ops;
-    if (!(ops = mqi_module_load(ctx, MQI_PERSIST_MODULE, MQI_PERSIST_SYMBOL))) {
-        MkErrorStack(ctx->err, "persistent delivery (sqlite3 storage) needs this module");
-        return NULL;
-    }
-    __atomic_store_n(&loaded, ops, __ATOMIC_RELEASE);
-    return ops;
+    if (!load)
+        return __atomic_load_n(&loaded, __ATOMIC_ACQUIRE);
+    return mqi_module_load(ctx, &loaded, MQI_PERSIST_MODULE, MQI_PERSIST_SYMBOL,
+                           "persistent delivery (sqlite3 storage) needs this module");
 }
 #endif
 

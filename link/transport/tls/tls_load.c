@@ -16,20 +16,13 @@ tls_ops(MqContextC *ctx)
     return &mqi_tls_module;
 }
 #else
-static const mqi_tls_ops *loaded; /* set once; two threads may both load: same table */
+static const void *loaded; /* the module's table, once loaded */
 
 static const mqi_tls_ops *
 tls_ops(MqContextC *ctx)
 {
-    const mqi_tls_ops *ops = __atomic_load_n(&loaded, __ATOMIC_ACQUIRE);
-    if (ops)
-        return ops;
-    if (!(ops = mqi_module_load(ctx, MQI_TLS_MODULE, MQI_TLS_SYMBOL))) {
-        MkErrorStack(ctx->err, "LinkCreate: TLS (--tls-cert, --tls-ca) needs this module");
-        return NULL;
-    }
-    __atomic_store_n(&loaded, ops, __ATOMIC_RELEASE);
-    return ops;
+    return mqi_module_load(ctx, &loaded, MQI_TLS_MODULE, MQI_TLS_SYMBOL,
+                           "LinkCreate: TLS (--tls-cert, --tls-ca) needs this module");
 }
 #endif
 
