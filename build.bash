@@ -69,7 +69,8 @@ setup_vars() {
         # -O1: fast enough to fuzz, frames still readable in a report.
         BUILD=$TOP/build/fuzz; PREFIX=$TOP/build/fuzz/inst
         CONFIG_ARGS=(CC=clang CXX=clang++ --enable-fuzz --enable-debug=no --enable-threads=yes
-                     --disable-shared --with-python=no --with-cxx=no "CFLAGS=-O1 -g") ;;
+                     --disable-shared --with-python=no --with-cxx=no --with-ruby=no --with-tcl=no
+                     --with-java=no "CFLAGS=-O1 -g") ;;
     *) die "unknown setup '$SETUP' (check, check-asan, perf-release, perf-aggressive, fuzz)" ;;
     esac
 }
