@@ -141,6 +141,67 @@ case "a deleted object raises" {
     check {[raises {$c SendSTART}] ne ""} "deleted context"
 }
 
+# Objects of the plain classes answer through an object command of their
+# own (runtime.c, "object commands"): still TclOO objects in every way.
+case "a kernel object is a TclOO object of its class" {
+    foreach {cls o} [list MkBufferStreamC [MkBufferStreamC CreateTLS oo1] \
+                          MkBufferListC [MkBufferListC Create] MkBufferC [MkBufferC new]] {
+        check {[info object isa object $o]} "$o is an object"
+        check {[info object class $o] eq "::$cls"} "class of $o: [info object class $o]"
+        check {[info object isa typeof $o ::$cls]} "typeof $o"
+    }
+}
+
+case "destroy, Delete and rename end the object and its command" {
+    foreach how {destroy Delete rename} {
+        set b [MkBufferC new]
+        $b SetI32 1
+        set before [llength [info class instances MkBufferC]]
+        if {$how eq "rename"} {rename $b {}} else {$b $how}
+        check {[info commands $b] eq ""} "$how: command $b still there"
+        check {[llength [info class instances MkBufferC]] == $before - 1} "$how: object left"
+        check {[raises {$b SetI32 2}] ne ""} "$how: a call after it"
+    }
+}
+
+case "methods defined on the object, and errors, reach TclOO" {
+    set b [MkBufferC new]
+    oo::objdefine $b method twice {} {my SetI32 2; return [expr {[my GetI32] * 2}]}
+    check {[$b twice] == 4} "per-object method"
+    check {[lindex [raises {$b NoSuchMethod}] 0] ne ""} "unknown method"
+    check {[string match "*SetI32*" [lindex [raises {$b SetI32}] 0]]} "wrong args"
+    $b Delete
+}
+
+case "a subclass keeps its overrides" {
+    oo::class create LoudBuffer {
+        superclass MkBufferC
+        method SetI32 {v} { next [expr {$v + 100}] }
+        export SetI32
+    }
+    set b [LoudBuffer new]
+    $b SetI32 1
+    check {[$b GetI32] == 101} "override: [$b GetI32]"
+    set s [MkBufferStreamC new]
+    $s WriteBUF $b
+    $s PosToStart
+    check {[$s ReadI32] == 101} "a subclass object as BUF"
+    foreach o [list $b $s] {$o Delete}
+}
+
+case "a stream method and a context method of the same name" {
+    set s [MkBufferStreamC new]
+    $s WriteI32 5
+    $s PosToStart
+    set c [MqContextC new]
+    foreach k {1 2 3} {
+        check {[$s ReadItemExists]} "stream ReadItemExists $k"
+        $s PosToStart
+        check {[raises {$c ReadItemExists}] eq ""} "context ReadItemExists $k"
+    }
+    foreach o [list $s $c] {$o Delete}
+}
+
 case "a subclass of MqContextC with a constructor of its own" {
     oo::class create Sub {
         superclass MqContextC

@@ -305,13 +305,12 @@ factory(MqContextC *tmpl, void *data)
         return NULL;
     }
     in_factory = 1;
-    rc = mqtcl_new_object_of(interp, cls, MQTCL_CLASS_MqContextC, NULL, 1);
+    rc = mqtcl_new_object_of(interp, cls, MQTCL_CLASS_MqContextC, NULL, 1, &self);
     in_factory = 0;
     if (rc != TCL_OK) {
         MqErrorSet(tmpl, MK_ERR_GENERIC, "%s", Tcl_GetString(Tcl_GetObjResult(interp)));
         return NULL;
     }
-    self = mqtcl_self(Tcl_GetObjectFromObj(interp, Tcl_GetObjResult(interp)));
     Tcl_ResetResult(interp);
     self->lib_owned = 1;
     return self->c;

@@ -18,6 +18,8 @@ typedef struct mqtcl_state {
     Tcl_HashTable overrides; /* Tcl_Class -> unsigned char[] (see overrides()) */
     Tcl_HashTable tls;       /* C object of a tls ctor -> its mqtcl_obj */
     Tcl_Obj *rename;         /* "::rename", for each new context's `my` */
+    unsigned long next_id;   /* names of plain objects (runtime.c) */
+    mqtcl_word words[MQTCL_CLASS_COUNT][MQTCL_WORDS]; /* method_index's cache */
 } mqtcl_state;
 
 mqtcl_state *mqtcl_state_of(Tcl_Interp *interp);
@@ -28,8 +30,10 @@ mqtcl_obj *mqtcl_my_owner(Tcl_Command cmd);
 /* The TclOO object named o, or NULL (and interp's result untouched). */
 Tcl_Object mqtcl_object_of(Tcl_Interp *interp, Tcl_Obj *o);
 /* A new object of tcls (a subclass of class cls; NULL: cls itself) around
- * c; owned: the object frees c.  Its name is the result. */
-int mqtcl_new_object_of(Tcl_Interp *interp, Tcl_Class tcls, int cls, void *c, int owned);
+ * c; owned: the object frees c.  Its name is the result, its state *made
+ * (when made is not NULL). */
+int mqtcl_new_object_of(Tcl_Interp *interp, Tcl_Class tcls, int cls, void *c, int owned,
+                        mqtcl_obj **made);
 /* Set up the package in interp; idempotent. */
 int mqtcl_init_interp(Tcl_Interp *interp);
 

@@ -18,6 +18,7 @@
 /* ------------------------------------------------------------- metadata */
 
 static void meta_delete(ClientData data);
+static void object_cmd_forget(mqtcl_obj *self);
 
 static const Tcl_ObjectMetadataType meta_type = {
     TCL_OO_METADATA_VERSION_CURRENT, "mqlink", meta_delete, NULL};
@@ -62,6 +63,14 @@ meta_delete(ClientData data)
         if (e && Tcl_GetHashValue(e) == self)
             Tcl_DeleteHashEntry(e);
     }
+    if (self->fast) { /* NULL first: object_cmd_deleted must not destroy us again */
+        Tcl_Command fast = self->fast;
+        self->fast = NULL;
+        Tcl_DeleteCommandFromToken(self->interp, fast);
+    }
+    if (self->name)
+        Tcl_DecrRefCount(self->name);
+    object_cmd_forget(self);
     if (self->my)
         Tcl_DecrRefCount(self->my);
     ckfree(self);
@@ -110,6 +119,53 @@ method_call(ClientData cd, Tcl_Interp *interp, Tcl_ObjectContext oc, int objc,
 static const Tcl_MethodType method_type = {
     TCL_OO_METHOD_VERSION_CURRENT, "mqlink method", method_call, NULL, NULL};
 
+/* Method name -> index in its class's table, per class, shared by every
+ * interpreter and built once.  Not Tcl_GetIndexFromObjStruct: that caches
+ * the index in the word's Tcl_Obj, and an interpreter shares one literal
+ * object per word, so `my ReadBUF` and `$bus ReadBUF` would evict each
+ * other's cache and scan a whole table on every call. */
+static Tcl_HashTable method_names[MQTCL_CLASS_COUNT];
+static int method_names_ready;
+TCL_DECLARE_MUTEX(method_names_lock)
+
+static void
+method_names_init(void)
+{
+    Tcl_MutexLock(&method_names_lock);
+    for (int c = 0; !method_names_ready && c < MQTCL_CLASS_COUNT; c++) {
+        Tcl_InitHashTable(&method_names[c], TCL_STRING_KEYS);
+        for (int i = 0; mqtcl_classes[c].methods[i].name; i++) {
+            int isnew;
+            Tcl_HashEntry *e =
+                Tcl_CreateHashEntry(&method_names[c], mqtcl_classes[c].methods[i].name, &isnew);
+            Tcl_SetHashValue(e, (ClientData)(intptr_t)i);
+        }
+    }
+    method_names_ready = 1;
+    Tcl_MutexUnlock(&method_names_lock);
+}
+
+/* The index of word's method in self's class's table, or -1.  A service
+ * names the same literal words on every call, so the interpreter's cache
+ * (per class, by the word's address) answers most lookups with a pointer
+ * compare and a strcmp — the word may have been freed and its memory
+ * reused for another since. */
+static inline int
+method_index(mqtcl_obj *self, Tcl_Obj *word)
+{
+    mqtcl_word *w = &self->words[((uintptr_t)word >> 4) % MQTCL_WORDS];
+    const char *name = Tcl_GetString(word);
+    Tcl_HashEntry *e;
+
+    if (w->word == word && strcmp(name, mqtcl_classes[self->cls].methods[w->index].name) == 0)
+        return w->index;
+    if (!(e = Tcl_FindHashEntry(&method_names[self->cls], name)))
+        return -1;
+    w->word = word;
+    w->index = (int)(intptr_t)Tcl_GetHashValue(e);
+    return w->index;
+}
+
 /* A context's `my`: the class's C methods straight from the static table,
  * anything else (the user's methods, `my variable`, an override) through
  * TclOO's own `my`. */
@@ -120,9 +176,7 @@ fast_my(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     const mqtcl_method *t = mqtcl_classes[self->cls].methods;
     int i;
 
-    if (objc >= 2 &&
-        Tcl_GetIndexFromObjStruct(NULL, objv[1], t, sizeof *t, "method", TCL_EXACT, &i) ==
-            TCL_OK &&
+    if (objc >= 2 && (i = method_index(self, objv[1])) >= 0 &&
         !(self->overridden && self->overridden[i])) {
         if (!self->c)
             return not_ready(interp, self, t[i].name);
@@ -139,6 +193,82 @@ mqtcl_my_owner(Tcl_Command cmd)
     if (cmd && Tcl_GetCommandInfoFromToken(cmd, &info) && info.objProc == fast_my)
         return info.objClientData;
     return NULL;
+}
+
+/* ------------------------------------------------------ object commands
+ * An object of a plain class itself (MkBufferC, MkBufferStreamC, ...; not
+ * of a subclass) has two commands.  TclOO keeps the object at
+ * ::mqlink::oo::objN; ::mqlink::objN, the name new, Create and CreateTLS
+ * return, is a command whose plain procedure and client data are those of
+ * TclOO's object command, so TclOO takes that name for the object (info
+ * object, oo::objdefine, a method argument), while its NRE procedure, the
+ * one Tcl calls to run the command, dispatches the class's C methods from
+ * the name table as the fast `my` does and hands any other word (destroy,
+ * a method defined on the object) to TclOO.  Why: a TclOO method call costs
+ * Tcl 8.6 about twice a plain command, and a BUS service makes 23 calls on
+ * its stream.  The cost: a method redefined on one of these objects, or
+ * mixed into the mqlink class itself, is not seen by the fast path; a
+ * subclass's objects are plain TclOO objects and keep every override. */
+
+/* The last object called (a service calls one stream many times). */
+static _Thread_local struct {
+    Tcl_Object o;
+    mqtcl_obj *self;
+} last_obj;
+
+static void
+object_cmd_forget(mqtcl_obj *self)
+{
+    if (last_obj.self == self)
+        last_obj.o = NULL, last_obj.self = NULL;
+}
+
+static int
+object_cmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
+{
+    Tcl_Object o = cd;
+    mqtcl_obj *self = last_obj.o == o ? last_obj.self : mqtcl_self(o);
+    int i;
+
+    if (!self) /* not set up yet, or going: TclOO says what it is */
+        return Tcl_GetObjectFromObj(interp, objv[0]) ? not_ready(interp, NULL, "object") : TCL_ERROR;
+    last_obj.o = o;
+    last_obj.self = self;
+    if (objc >= 2 && (i = method_index(self, objv[1])) >= 0) {
+        const mqtcl_method *m = &mqtcl_classes[self->cls].methods[i];
+        if (!self->c)
+            return not_ready(interp, self, m->name);
+        return m->fn(interp, self, objc - 2, objv + 2);
+    }
+    return self->oo_my(self->oo_my_data, interp, objc, objv);
+}
+
+/* `rename $obj {}` destroys the object, as for any TclOO object. */
+static void
+object_cmd_deleted(ClientData cd)
+{
+    mqtcl_obj *self = mqtcl_self(cd);
+
+    if (self && self->fast) {
+        self->fast = NULL;
+        Tcl_DeleteCommandFromToken(self->interp, Tcl_GetObjectCommand(cd));
+    }
+}
+
+static int
+object_cmd_create(Tcl_Interp *interp, mqtcl_obj *self, unsigned long id)
+{
+    Tcl_CmdInfo info;
+
+    if (!Tcl_GetCommandInfoFromToken(Tcl_GetObjectCommand(self->obj), &info))
+        return TCL_ERROR;
+    self->oo_my = info.objProc;
+    self->oo_my_data = info.objClientData;
+    self->name = Tcl_ObjPrintf("::mqlink::obj%lu", id);
+    Tcl_IncrRefCount(self->name);
+    self->fast = Tcl_NRCreateCommand(interp, Tcl_GetString(self->name), info.objProc, object_cmd,
+                                     info.objClientData, object_cmd_deleted);
+    return TCL_OK;
 }
 
 /* The class mqtcl_new_object_of is instantiating (NULL: unknown). */
@@ -290,6 +420,7 @@ ctor_call(ClientData cd, Tcl_Interp *interp, Tcl_ObjectContext oc, int objc,
     self->obj = o;
     self->interp = interp;
     self->cls = cls;
+    self->words = st->words[cls];
     self->owned = owned;
     Tcl_ObjectSetMetadata(o, &meta_type, self);
     if (!k->subclass)
@@ -307,15 +438,22 @@ static const Tcl_MethodType ctor_type = {
 /* A new object of class cls (the mqlink class, or the context's subclass
  * in tcls when not NULL) around c; its name is the result. */
 int
-mqtcl_new_object_of(Tcl_Interp *interp, Tcl_Class tcls, int cls, void *c, int owned)
+mqtcl_new_object_of(Tcl_Interp *interp, Tcl_Class tcls, int cls, void *c, int owned,
+                    mqtcl_obj **made)
 {
     mqtcl_state *st = mqtcl_state_of(interp);
+    int plain = !tcls && !mqtcl_classes[cls].subclass;
+    unsigned long id = plain ? ++st->next_id : 0;
+    char name[48];
     Tcl_Object o;
+    mqtcl_obj *self;
 
+    if (plain)
+        snprintf(name, sizeof name, "::mqlink::oo::obj%lu", id);
     pending.c = c;
     pending.owned = owned;
     pending_class = tcls ? tcls : st->classes[cls];
-    o = Tcl_NewObjectInstance(interp, pending_class, NULL, NULL, 0, NULL, 0);
+    o = Tcl_NewObjectInstance(interp, pending_class, plain ? name : NULL, NULL, 0, NULL, 0);
     pending_class = NULL;
     if (pending.c || (o && !mqtcl_self(o))) {
         /* the constructor never ran ours: nothing adopted c */
@@ -331,7 +469,15 @@ mqtcl_new_object_of(Tcl_Interp *interp, Tcl_Class tcls, int cls, void *c, int ow
     }
     if (!o)
         return TCL_ERROR;
-    Tcl_SetObjResult(interp, Tcl_GetObjectName(interp, o));
+    self = mqtcl_self(o);
+    if (plain && object_cmd_create(interp, self, id) != TCL_OK) {
+        Tcl_DeleteCommandFromToken(interp, Tcl_GetObjectCommand(o));
+        Tcl_SetObjResult(interp, Tcl_ObjPrintf("%s: no object command", mqtcl_classes[cls].name));
+        return TCL_ERROR;
+    }
+    Tcl_SetObjResult(interp, plain ? self->name : Tcl_GetObjectName(interp, o));
+    if (made)
+        *made = self;
     return TCL_OK;
 }
 
@@ -339,6 +485,7 @@ int
 mqtcl_new_object(Tcl_Interp *interp, int cls, void *c, int owned)
 {
     mqtcl_state *st = mqtcl_state_of(interp);
+    mqtcl_obj *self;
     Tcl_HashEntry *e;
     int isnew;
 
@@ -347,19 +494,19 @@ mqtcl_new_object(Tcl_Interp *interp, int cls, void *c, int owned)
         return TCL_ERROR;
     }
     if (owned)
-        return mqtcl_new_object_of(interp, NULL, cls, c, 1);
+        return mqtcl_new_object_of(interp, NULL, cls, c, 1, NULL);
     /* a thread's object: the same C object is the same Tcl object */
     e = Tcl_CreateHashEntry(&st->tls, c, &isnew);
     if (!isnew) {
-        mqtcl_obj *self = Tcl_GetHashValue(e);
-        Tcl_SetObjResult(interp, Tcl_GetObjectName(interp, self->obj));
+        self = Tcl_GetHashValue(e);
+        Tcl_SetObjResult(interp, self->name ? self->name : Tcl_GetObjectName(interp, self->obj));
         return TCL_OK;
     }
     Tcl_DeleteHashEntry(e);
-    if (mqtcl_new_object_of(interp, NULL, cls, c, 0) != TCL_OK)
+    if (mqtcl_new_object_of(interp, NULL, cls, c, 0, &self) != TCL_OK)
         return TCL_ERROR;
     e = Tcl_CreateHashEntry(&st->tls, c, &isnew);
-    Tcl_SetHashValue(e, mqtcl_self(Tcl_GetObjectFromObj(interp, Tcl_GetObjResult(interp))));
+    Tcl_SetHashValue(e, self);
     return TCL_OK;
 }
 
@@ -382,6 +529,26 @@ class_call(ClientData cd, Tcl_Interp *interp, Tcl_ObjectContext oc, int objc,
 
 static const Tcl_MethodType class_type = {
     TCL_OO_METHOD_VERSION_CURRENT, "mqlink class method", class_call, NULL, NULL};
+
+/* `MkBufferC new`: as Create, an object with its object command (TclOO's
+ * own `new` would name the object's TclOO command).  A subclass's `new`
+ * is TclOO's. */
+static int
+new_call(ClientData cd, Tcl_Interp *interp, Tcl_ObjectContext oc, int objc,
+         Tcl_Obj *const objv[])
+{
+    int cls = (int)(intptr_t)cd;
+
+    if (objc > Tcl_ObjectContextSkippedArgs(oc)) {
+        Tcl_SetObjResult(interp, Tcl_ObjPrintf("%s: the constructor takes no arguments",
+                                               mqtcl_classes[cls].name));
+        return TCL_ERROR;
+    }
+    return mqtcl_new_object(interp, cls, mqtcl_classes[cls].create(), 1);
+}
+
+static const Tcl_MethodType new_type = {
+    TCL_OO_METHOD_VERSION_CURRENT, "mqlink new", new_call, NULL, NULL};
 
 /* ---------------------------------------------------------------- state */
 
@@ -442,6 +609,9 @@ make_class(Tcl_Interp *interp, mqtcl_state *st, int i)
     for (const mqtcl_ctor *m = k->ctors; m && m->name; m++)
         Tcl_NewInstanceMethod(interp, co, Tcl_NewStringObj(m->name, -1), 1, &class_type,
                               (void *)m);
+    if (!k->subclass && k->create)
+        Tcl_NewInstanceMethod(interp, co, Tcl_NewStringObj("new", -1), 1, &new_type,
+                              (void *)(intptr_t)i);
     return TCL_OK;
 }
 
@@ -454,6 +624,7 @@ mqtcl_init_interp(Tcl_Interp *interp)
 
     if (mqtcl_state_of(interp))
         return TCL_OK;
+    method_names_init();
     st = (mqtcl_state *)ckalloc(sizeof *st);
     memset(st, 0, sizeof *st);
     st->thread = Tcl_GetCurrentThread();

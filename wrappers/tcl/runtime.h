@@ -12,7 +12,9 @@
  * replaces by a C command that picks the method from the class's static
  * table with Tcl_GetIndexFromObjStruct (tclsqlite.c's shape) and hands
  * anything else to TclOO's `my`.  A service's `my ReadI32` so costs one
- * object-command dispatch, not a TclOO method call. */
+ * object-command dispatch, not a TclOO method call.  Objects of the plain
+ * classes (MkBufferStreamC CreateTLS, MkBufferC new, ...) get the same
+ * dispatch on their object command itself (`$bus WriteBUF ...`). */
 #ifndef MQTCL_RUNTIME_H
 #define MQTCL_RUNTIME_H
 
@@ -22,6 +24,13 @@
 
 #include <mqlink.h>
 
+/* A method name word seen before and its index (runtime.c, method_index). */
+typedef struct {
+    Tcl_Obj *word;
+    int index;
+} mqtcl_word;
+enum { MQTCL_WORDS = 64 };
+
 /* One wrapper object: the metadata of a TclOO object of an mqlink class. */
 typedef struct mqtcl_obj {
     void *c;              /* the C object; NULL once the C side is gone */
@@ -29,11 +38,18 @@ typedef struct mqtcl_obj {
     Tcl_Interp *interp;   /* the interpreter the object lives in */
     int cls;              /* MQTCL_CLASS_* */
     int owned;            /* the wrapper frees c (not for tls objects) */
+    mqtcl_word *words;    /* the interpreter's lookup cache for cls */
+    /* TclOO's procedure behind our fast command: a context's `my`, a plain
+     * object's object command */
+    Tcl_ObjCmdProc *oo_my;
+    ClientData oo_my_data;
+    /* objects of the plain classes themselves (not of a subclass): the
+     * object command users hold, dispatched from C (runtime.c) */
+    Tcl_Command fast;
+    Tcl_Obj *name;        /* its fully qualified name */
     /* contexts only */
     int lib_owned;        /* a server instance: the library deletes the context */
     Tcl_Obj *my;          /* the fully qualified name of TclOO's own `my` */
-    Tcl_ObjCmdProc *oo_my;        /* ... and its implementation */
-    ClientData oo_my_data;
     const unsigned char *overridden; /* per method index: the class overrides it */
 } mqtcl_obj;
 
