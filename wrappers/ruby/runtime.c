@@ -40,11 +40,27 @@ mqrb_keep_del(mqrb_keep *k)
     k->next = k->prev = NULL;
 }
 
+/* The wrappers of thread-owned objects, by their C address: a slot is
+ * taken over by whichever object hashes to it (the wrapper it held stays
+ * valid, only no longer found), so the table never grows.  A thread's
+ * objects end with the thread, as their wrappers' did before; an address
+ * reused by a later thread's object of the same type finds a wrapper that
+ * points at that very address.  Marked with the keep list; used with the
+ * GVL held. */
+enum { TLS_SLOTS = 32 };
+static struct {
+    void *obj;
+    VALUE wrapper;
+} tls_wrappers[TLS_SLOTS];
+
 static void
 keep_mark(void *p)
 {
     for (mqrb_keep *k = keep_head.next; k != &keep_head; k = k->next)
         rb_gc_mark(k->value);
+    for (int i = 0; i < TLS_SLOTS; i++)
+        if (tls_wrappers[i].wrapper)
+            rb_gc_mark(tls_wrappers[i].wrapper);
 }
 
 static const rb_data_type_t keep_type = {
@@ -69,6 +85,25 @@ mqrb_plain_wrap(VALUE klass, const rb_data_type_t *type, void *obj, int owned)
     o->obj = obj;
     o->owned = owned;
     return self;
+}
+
+VALUE
+mqrb_plain_wrap_tls(VALUE klass, const rb_data_type_t *type, void *obj)
+{
+    unsigned i = (unsigned)(((uintptr_t)obj >> 4) % TLS_SLOTS);
+    VALUE w = tls_wrappers[i].wrapper;
+
+    if (!obj)
+        rb_memerror();
+    if (w && tls_wrappers[i].obj == obj && RTYPEDDATA_TYPE(w) == type &&
+        rb_obj_class(w) == klass) {
+        ((mqrb_plain *)RTYPEDDATA_DATA(w))->obj = obj; /* after a Delete: still the thread's */
+        return w;
+    }
+    w = mqrb_plain_wrap(klass, type, obj, 0);
+    tls_wrappers[i].obj = obj;
+    tls_wrappers[i].wrapper = w;
+    return w;
 }
 
 void

@@ -28,14 +28,29 @@ typedef struct {
 } mqrb_plain;
 
 size_t mqrb_plain_size(const void *p);
+/* The struct of v when it is of exactly type (every call's self and most
+ * arguments), else rb_check_typeddata's answer: a subclass's type, or its
+ * TypeError.  The inline test spares every method the library call. */
+static inline void *
+mqrb_typed(VALUE v, const rb_data_type_t *type)
+{
+    if (!RB_SPECIAL_CONST_P(v) && RB_BUILTIN_TYPE(v) == RUBY_T_DATA && RTYPEDDATA_P(v) &&
+        RTYPEDDATA_TYPE(v) == type)
+        return RTYPEDDATA_DATA(v);
+    return rb_check_typeddata(v, type);
+}
 /* A new Ruby object of klass wrapping obj (NULL raises NoMemoryError; an
  * owned obj is freed when wrapping fails). */
 VALUE mqrb_plain_wrap(VALUE klass, const rb_data_type_t *type, void *obj, int owned);
+/* The wrapper of a thread's object (CreateTLS), which is the same object on
+ * every call of that thread: the wrapper made for it before, when it is
+ * still known, so a hot loop allocates nothing (NULL raises). */
+VALUE mqrb_plain_wrap_tls(VALUE klass, const rb_data_type_t *type, void *obj);
 /* The C object of self; raises MkExceptionC when it was deleted. */
 static inline void *
 mqrb_plain_get(VALUE self, const rb_data_type_t *type, const char *fn)
 {
-    mqrb_plain *o = rb_check_typeddata(self, type);
+    mqrb_plain *o = mqrb_typed(self, type);
     void *mqrb_deleted_ptr(VALUE self, const char *fn);
     return o->obj ? o->obj : mqrb_deleted_ptr(self, fn);
 }
@@ -81,7 +96,7 @@ extern VALUE mqrb_cMqContextC;
 static inline MqContextC *
 mqrb_ctx_get(VALUE self, const char *fn)
 {
-    mqrb_ctx *o = rb_check_typeddata(self, &mqrb_ctx_type);
+    mqrb_ctx *o = mqrb_typed(self, &mqrb_ctx_type);
     void *mqrb_deleted_ptr(VALUE self, const char *fn);
     return o->obj ? o->obj : mqrb_deleted_ptr(self, fn);
 }

@@ -95,9 +95,12 @@ MkBufferC_free(void *p)
     xfree(o);
 }
 
+/* WB_PROTECTED: the object holds no Ruby reference, so there is no
+ * write to guard, and Ruby makes it on its fast path (an unprotected
+ * object takes the VM lock at each allocation). */
 const rb_data_type_t mqrb_MkBufferC_type = {
     "Mqlink::MkBufferC", {NULL, MkBufferC_free, mqrb_plain_size}, NULL, NULL,
-    RUBY_TYPED_FREE_IMMEDIATELY};
+    RUBY_TYPED_FREE_IMMEDIATELY | RUBY_TYPED_WB_PROTECTED};
 
 static VALUE
 MkBufferC_alloc(VALUE klass)
@@ -238,9 +241,12 @@ MkBufferListC_free(void *p)
     xfree(o);
 }
 
+/* WB_PROTECTED: the object holds no Ruby reference, so there is no
+ * write to guard, and Ruby makes it on its fast path (an unprotected
+ * object takes the VM lock at each allocation). */
 const rb_data_type_t mqrb_MkBufferListC_type = {
     "Mqlink::MkBufferListC", {NULL, MkBufferListC_free, mqrb_plain_size}, NULL, NULL,
-    RUBY_TYPED_FREE_IMMEDIATELY};
+    RUBY_TYPED_FREE_IMMEDIATELY | RUBY_TYPED_WB_PROTECTED};
 
 static VALUE
 MkBufferListC_alloc(VALUE klass)
@@ -277,7 +283,7 @@ MkBufferListC_CreateTLS(VALUE self, VALUE a0)
     volatile VALUE name_keep;
 
     name = mqrb_to_STR(a0, &name_keep, "CreateTLS");
-    return mqrb_plain_wrap(self, &mqrb_MkBufferListC_type, MkBufferListCreateTLS(name), 0);
+    return mqrb_plain_wrap_tls(self, &mqrb_MkBufferListC_type, MkBufferListCreateTLS(name));
 }
 
 /* Number of values. */
@@ -319,9 +325,12 @@ MkBufferStreamC_free(void *p)
     xfree(o);
 }
 
+/* WB_PROTECTED: the object holds no Ruby reference, so there is no
+ * write to guard, and Ruby makes it on its fast path (an unprotected
+ * object takes the VM lock at each allocation). */
 const rb_data_type_t mqrb_MkBufferStreamC_type = {
     "Mqlink::MkBufferStreamC", {NULL, MkBufferStreamC_free, mqrb_plain_size}, NULL, NULL,
-    RUBY_TYPED_FREE_IMMEDIATELY};
+    RUBY_TYPED_FREE_IMMEDIATELY | RUBY_TYPED_WB_PROTECTED};
 
 static VALUE
 MkBufferStreamC_alloc(VALUE klass)
@@ -388,9 +397,12 @@ MqConfigFileC_free(void *p)
     xfree(o);
 }
 
+/* WB_PROTECTED: the object holds no Ruby reference, so there is no
+ * write to guard, and Ruby makes it on its fast path (an unprotected
+ * object takes the VM lock at each allocation). */
 const rb_data_type_t mqrb_MqConfigFileC_type = {
     "Mqlink::MqConfigFileC", {NULL, MqConfigFileC_free, mqrb_plain_size}, NULL, NULL,
-    RUBY_TYPED_FREE_IMMEDIATELY};
+    RUBY_TYPED_FREE_IMMEDIATELY | RUBY_TYPED_WB_PROTECTED};
 
 static VALUE
 MqConfigFileC_alloc(VALUE klass)
