@@ -134,7 +134,7 @@ is_a(VALUE v, const rb_data_type_t *type)
 }
 
 MkBufferC *
-mqrb_to_BUF(VALUE v, const char *fn)
+mqrb_to_BUF_slow(VALUE v, const char *fn)
 {
     if (!is_a(v, &mqrb_MkBufferC_type))
         rb_raise(rb_eTypeError, "%s: expected MkBufferC, got %" PRIsVALUE, fn, rb_obj_class(v));

@@ -164,8 +164,20 @@ const char *mqrb_to_STR(VALUE v, volatile VALUE *keep, const char *fn);
 const char *mqrb_to_TOKEN(VALUE v, volatile VALUE *keep, const char *fn);
 /* The bytes of a String (any encoding), borrowed from v. */
 const void *mqrb_to_BIN(VALUE v, size_t *size, const char *fn);
-/* An MkBufferC's C buffer. */
-MkBufferC *mqrb_to_BUF(VALUE v, const char *fn);
+/* An MkBufferC's C buffer: inline for a live MkBufferC, the slow path for
+ * a subclass, a deleted buffer and the errors. */
+MkBufferC *mqrb_to_BUF_slow(VALUE v, const char *fn);
+static inline MkBufferC *
+mqrb_to_BUF(VALUE v, const char *fn)
+{
+    if (!RB_SPECIAL_CONST_P(v) && RB_BUILTIN_TYPE(v) == RUBY_T_DATA && RTYPEDDATA_P(v) &&
+        RTYPEDDATA_TYPE(v) == &mqrb_MkBufferC_type) {
+        MkBufferC *buf = mqrb_untag(RTYPEDDATA_DATA(v));
+        if (buf)
+            return buf;
+    }
+    return mqrb_to_BUF_slow(v, fn);
+}
 /* A context's C context. */
 MqContextC *mqrb_to_CTX(VALUE v, const char *fn);
 
