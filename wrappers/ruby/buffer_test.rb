@@ -113,6 +113,27 @@ test "CreateTLS returns the thread's object, emptied; Delete on it is ignored" d
   check t.Count == 0
 end
 
+test "CreateTLS gives a thread the same object on every call, allocating nothing" do
+  s = MkBufferStreamC.CreateTLS("same")
+  check MkBufferStreamC.CreateTLS("same").equal?(s)
+  s.Delete
+  t = MkBufferStreamC.CreateTLS("same")
+  check t.equal?(s), "a new wrapper after Delete"
+  t.WriteI32(1)
+  GC.start
+  check MkBufferStreamC.CreateTLS("same").equal?(s), "a new wrapper after GC"
+  l = MkBufferListC.CreateTLS("same")
+  check MkBufferListC.CreateTLS("same").equal?(l) && !l.equal?(s)
+  other = Thread.new { MkBufferStreamC.CreateTLS("same").tap { |o| o.WriteI32(2) } }.value
+  check !other.equal?(s), "another thread's stream is its own"
+  name = "hot".freeze
+  MkBufferStreamC.CreateTLS(name)
+  n = GC.stat(:total_allocated_objects)
+  100.times { MkBufferStreamC.CreateTLS(name) }
+  n = GC.stat(:total_allocated_objects) - n
+  check n < 10, "#{n} objects for 100 calls"
+end
+
 test "a deleted object raises MkExceptionC instead of touching freed memory" do
   b = MkBufferC.Create
   b.Delete

@@ -165,8 +165,8 @@ blocking_call(MqBlockingFnF fn, void *arg)
         return 1; /* an interrupt waits for the glue: no new wait */
     after_fork();
     th = rb_thread_current();
-    if (rb_thread_interrupted(th) && handle_interrupt(th))
-        return 1;
+    /* An interrupt set before the wait is seen by rb_thread_call_without_gvl2
+     * itself, which then does not run fn: no check of our own first. */
     for (;;) {
         rb_thread_call_without_gvl2(run_nogvl, &call, RUBY_UBF_IO, NULL);
         if (call.ran)

@@ -9,6 +9,7 @@
 #include "runtime.h"
 
 static rb_encoding *utf8;
+static int utf8_index;
 static void listener(mqrb_argv *a, const char *fn);
 static VALUE argv0; /* $PROGRAM_NAME as the C argv[0], frozen */
 
@@ -16,6 +17,7 @@ void
 mqrb_convert_init(void)
 {
     utf8 = rb_utf8_encoding();
+    utf8_index = rb_utf8_encindex();
 }
 
 void
@@ -90,9 +92,13 @@ mqrb_to_STR(VALUE v, volatile VALUE *keep, const char *fn)
     rb_encoding *e;
     if (!RB_TYPE_P(v, T_STRING))
         not_string(v, fn);
-    e = rb_enc_get(v);
-    if (e != utf8 && !(rb_enc_asciicompat(e) && rb_enc_str_asciionly_p(v)))
-        v = rb_str_export_to_enc(v, utf8); /* raises when it cannot */
+    /* UTF-8 (a literal in a UTF-8 source) is read off the flags, without
+     * rb_enc_get's calls */
+    if (RB_ENCODING_GET_INLINED(v) != utf8_index) {
+        e = rb_enc_get(v);
+        if (e != utf8 && !(rb_enc_asciicompat(e) && rb_enc_str_asciionly_p(v)))
+            v = rb_str_export_to_enc(v, utf8); /* raises when it cannot */
+    }
     *keep = v;
     if (memchr(RSTRING_PTR(v), 0, (size_t)RSTRING_LEN(v)))
         rb_raise(rb_eArgError, "%s: string contains a NUL character", fn);
@@ -117,10 +123,20 @@ mqrb_to_BIN(VALUE v, size_t *size, const char *fn)
     return RSTRING_PTR(v);
 }
 
-MkBufferC *
-mqrb_to_BUF(VALUE v, const char *fn)
+/* Whether v is of type: the exact type inline (the common case), a
+ * subclass's through Ruby. */
+static int
+is_a(VALUE v, const rb_data_type_t *type)
 {
-    if (!rb_typeddata_is_kind_of(v, &mqrb_MkBufferC_type))
+    return (!RB_SPECIAL_CONST_P(v) && RB_BUILTIN_TYPE(v) == RUBY_T_DATA && RTYPEDDATA_P(v) &&
+            RTYPEDDATA_TYPE(v) == type) ||
+           rb_typeddata_is_kind_of(v, type);
+}
+
+MkBufferC *
+mqrb_to_BUF_slow(VALUE v, const char *fn)
+{
+    if (!is_a(v, &mqrb_MkBufferC_type))
         rb_raise(rb_eTypeError, "%s: expected MkBufferC, got %" PRIsVALUE, fn, rb_obj_class(v));
     return mqrb_plain_get(v, &mqrb_MkBufferC_type, fn);
 }
@@ -128,7 +144,7 @@ mqrb_to_BUF(VALUE v, const char *fn)
 MqContextC *
 mqrb_to_CTX(VALUE v, const char *fn)
 {
-    if (!rb_typeddata_is_kind_of(v, &mqrb_ctx_type))
+    if (!is_a(v, &mqrb_ctx_type))
         rb_raise(rb_eTypeError, "%s: expected MqContextC, got %" PRIsVALUE, fn, rb_obj_class(v));
     return mqrb_ctx_get(v, fn);
 }

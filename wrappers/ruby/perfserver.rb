@@ -1,4 +1,5 @@
 #!/usr/bin/env ruby
+# frozen_string_literal: true
 # perfserver.rb — the performance suite's server in Ruby: the reference's
 # five services (../shared/reference/README_PERFORMANCE.txt: NTHT RDUL ECUL
 # BUST BFLT), as its Python services are, in Ruby.  Reads passed on at once

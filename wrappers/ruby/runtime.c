@@ -40,11 +40,27 @@ mqrb_keep_del(mqrb_keep *k)
     k->next = k->prev = NULL;
 }
 
+/* The wrappers of thread-owned objects, by their C address: a slot is
+ * taken over by whichever object hashes to it (the wrapper it held stays
+ * valid, only no longer found), so the table never grows.  A thread's
+ * objects end with the thread, as their wrappers' did before; an address
+ * reused by a later thread's object of the same type finds a wrapper that
+ * points at that very address.  Marked with the keep list; used with the
+ * GVL held. */
+enum { TLS_SLOTS = 32 };
+static struct {
+    void *obj;
+    VALUE wrapper;
+} tls_wrappers[TLS_SLOTS];
+
 static void
 keep_mark(void *p)
 {
     for (mqrb_keep *k = keep_head.next; k != &keep_head; k = k->next)
         rb_gc_mark(k->value);
+    for (int i = 0; i < TLS_SLOTS; i++)
+        if (tls_wrappers[i].wrapper)
+            rb_gc_mark(tls_wrappers[i].wrapper);
 }
 
 static const rb_data_type_t keep_type = {
@@ -52,40 +68,49 @@ static const rb_data_type_t keep_type = {
 
 /* ------------------------------------------------------------ plain objects */
 
-size_t
-mqrb_plain_size(const void *p)
-{
-    return sizeof(mqrb_plain);
-}
-
 VALUE
 mqrb_plain_wrap(VALUE klass, const rb_data_type_t *type, void *obj, int owned)
 {
-    mqrb_plain *o;
-    VALUE self;
     if (!obj)
         rb_memerror();
-    self = TypedData_Make_Struct(klass, mqrb_plain, type, o);
-    o->obj = obj;
-    o->owned = owned;
-    return self;
+    return TypedData_Wrap_Struct(klass, type,
+                                 owned ? obj : (void *)((uintptr_t)obj | MQRB_BORROWED));
+}
+
+VALUE
+mqrb_plain_wrap_tls(VALUE klass, const rb_data_type_t *type, void *obj)
+{
+    unsigned i = (unsigned)(((uintptr_t)obj >> 4) % TLS_SLOTS);
+    VALUE w = tls_wrappers[i].wrapper;
+
+    if (!obj)
+        rb_memerror();
+    if (w && tls_wrappers[i].obj == obj && RTYPEDDATA_TYPE(w) == type &&
+        rb_obj_class(w) == klass) {
+        /* after a Delete too: the object is still the thread's */
+        RTYPEDDATA_DATA(w) = (void *)((uintptr_t)obj | MQRB_BORROWED);
+        return w;
+    }
+    w = mqrb_plain_wrap(klass, type, obj, 0);
+    tls_wrappers[i].obj = obj;
+    tls_wrappers[i].wrapper = w;
+    return w;
 }
 
 void
 mqrb_plain_delete(VALUE self, const rb_data_type_t *type, void (*del)(void *))
 {
-    mqrb_plain *o = rb_check_typeddata(self, type);
-    void *obj = o->obj;
-    o->obj = NULL;
-    if (obj && o->owned)
-        del(obj);
+    void *p = rb_check_typeddata(self, type);
+    RTYPEDDATA_DATA(self) = (void *)((uintptr_t)p & MQRB_TAGS); /* keeps what it was */
+    if (mqrb_plain_owned(p))
+        del(p);
 }
 
 void *
 mqrb_deleted_ptr(VALUE self, const char *fn)
 {
     if (rb_typeddata_is_kind_of(self, &mqrb_MkBufferC_type) &&
-        ((mqrb_plain *)RTYPEDDATA_DATA(self))->view)
+        ((uintptr_t)RTYPEDDATA_DATA(self) & MQRB_VIEW))
         rb_exc_raise(rb_funcall(
             mqrb_eMkExceptionC, rb_intern("new"), 2,
             rb_sprintf("%s: the buffer from ReadBUFR is no longer valid (it lasts until the "
@@ -118,13 +143,11 @@ VALUE
 mqrb_view(VALUE self, MkBufferC *buf)
 {
     mqrb_ctx *o = RTYPEDDATA_DATA(self);
-    if (!o->view) {
-        VALUE v = mqrb_plain_wrap(mqrb_cMkBufferC, &mqrb_MkBufferC_type, buf, 0);
-        ((mqrb_plain *)RTYPEDDATA_DATA(v))->view = 1;
-        o->view = v;
-        return v;
-    }
-    ((mqrb_plain *)RTYPEDDATA_DATA(o->view))->obj = buf;
+    void *p = (void *)((uintptr_t)buf | MQRB_VIEW);
+    if (!o->view)
+        o->view = TypedData_Wrap_Struct(mqrb_cMkBufferC, &mqrb_MkBufferC_type, p);
+    else
+        RTYPEDDATA_DATA(o->view) = p;
     return o->view;
 }
 
@@ -132,7 +155,7 @@ static void
 view_end(mqrb_ctx *o)
 {
     if (o->view)
-        ((mqrb_plain *)RTYPEDDATA_DATA(o->view))->obj = NULL;
+        RTYPEDDATA_DATA(o->view) = (void *)(uintptr_t)MQRB_VIEW;
 }
 
 void

@@ -18,26 +18,52 @@
 
 /* ------------------------------------------------------------ plain objects */
 
-/* An object of a plain class (MkBufferC, MkBufferStreamC, ...): the C
- * object and whether the wrapper frees it (not for CreateTLS objects, which
- * belong to their thread).  obj is NULL after Delete. */
-typedef struct {
-    void *obj;
-    int owned;
-    int view; /* a context's ReadBUFR buffer: obj is borrowed, NULL once it ends */
-} mqrb_plain;
+/* An object of a plain class (MkBufferC, MkBufferStreamC, ...) holds its
+ * C object itself as the data pointer, so a new object (each ReadBUF copy)
+ * costs one Ruby object and no struct beside it.  The pointer's low bits
+ * (C objects are at least 8-byte aligned) say what the wrapper does not
+ * own; after Delete, or once a view ends, the pointer is NULL and the tag
+ * stays, so the error can say which.  Every wrapper owns its object except:
+ *   MQRB_BORROWED  a CreateTLS object: the thread owns it
+ *   MQRB_VIEW      a context's ReadBUFR buffer: the context's read owns it */
+enum { MQRB_BORROWED = 1, MQRB_VIEW = 2, MQRB_TAGS = 3 };
 
-size_t mqrb_plain_size(const void *p);
-/* A new Ruby object of klass wrapping obj (NULL raises NoMemoryError; an
- * owned obj is freed when wrapping fails). */
+static inline void *
+mqrb_untag(void *p)
+{
+    return (void *)((uintptr_t)p & ~(uintptr_t)MQRB_TAGS);
+}
+/* Whether the wrapper's data pointer p is a C object it frees. */
+static inline int
+mqrb_plain_owned(void *p)
+{
+    return p && !((uintptr_t)p & MQRB_TAGS);
+}
+/* The data pointer of v when it is of exactly type (every call's self and
+ * most arguments), else rb_check_typeddata's answer: a subclass's type, or
+ * its TypeError.  The inline test spares every method the library call. */
+static inline void *
+mqrb_typed(VALUE v, const rb_data_type_t *type)
+{
+    if (!RB_SPECIAL_CONST_P(v) && RB_BUILTIN_TYPE(v) == RUBY_T_DATA && RTYPEDDATA_P(v) &&
+        RTYPEDDATA_TYPE(v) == type)
+        return RTYPEDDATA_DATA(v);
+    return rb_check_typeddata(v, type);
+}
+/* A new Ruby object of klass wrapping obj, which it frees when owned
+ * (NULL raises NoMemoryError). */
 VALUE mqrb_plain_wrap(VALUE klass, const rb_data_type_t *type, void *obj, int owned);
+/* The wrapper of a thread's object (CreateTLS), which is the same object on
+ * every call of that thread: the wrapper made for it before, when it is
+ * still known, so a hot loop allocates nothing (NULL raises). */
+VALUE mqrb_plain_wrap_tls(VALUE klass, const rb_data_type_t *type, void *obj);
 /* The C object of self; raises MkExceptionC when it was deleted. */
 static inline void *
 mqrb_plain_get(VALUE self, const rb_data_type_t *type, const char *fn)
 {
-    mqrb_plain *o = rb_check_typeddata(self, type);
+    void *obj = mqrb_untag(mqrb_typed(self, type));
     void *mqrb_deleted_ptr(VALUE self, const char *fn);
-    return o->obj ? o->obj : mqrb_deleted_ptr(self, fn);
+    return obj ? obj : mqrb_deleted_ptr(self, fn);
 }
 /* Delete: free the C object now (idempotent). */
 void mqrb_plain_delete(VALUE self, const rb_data_type_t *type, void (*del)(void *));
@@ -81,7 +107,7 @@ extern VALUE mqrb_cMqContextC;
 static inline MqContextC *
 mqrb_ctx_get(VALUE self, const char *fn)
 {
-    mqrb_ctx *o = rb_check_typeddata(self, &mqrb_ctx_type);
+    mqrb_ctx *o = mqrb_typed(self, &mqrb_ctx_type);
     void *mqrb_deleted_ptr(VALUE self, const char *fn);
     return o->obj ? o->obj : mqrb_deleted_ptr(self, fn);
 }
@@ -138,8 +164,20 @@ const char *mqrb_to_STR(VALUE v, volatile VALUE *keep, const char *fn);
 const char *mqrb_to_TOKEN(VALUE v, volatile VALUE *keep, const char *fn);
 /* The bytes of a String (any encoding), borrowed from v. */
 const void *mqrb_to_BIN(VALUE v, size_t *size, const char *fn);
-/* An MkBufferC's C buffer. */
-MkBufferC *mqrb_to_BUF(VALUE v, const char *fn);
+/* An MkBufferC's C buffer: inline for a live MkBufferC, the slow path for
+ * a subclass, a deleted buffer and the errors. */
+MkBufferC *mqrb_to_BUF_slow(VALUE v, const char *fn);
+static inline MkBufferC *
+mqrb_to_BUF(VALUE v, const char *fn)
+{
+    if (!RB_SPECIAL_CONST_P(v) && RB_BUILTIN_TYPE(v) == RUBY_T_DATA && RTYPEDDATA_P(v) &&
+        RTYPEDDATA_TYPE(v) == &mqrb_MkBufferC_type) {
+        MkBufferC *buf = mqrb_untag(RTYPEDDATA_DATA(v));
+        if (buf)
+            return buf;
+    }
+    return mqrb_to_BUF_slow(v, fn);
+}
 /* A context's C context. */
 MqContextC *mqrb_to_CTX(VALUE v, const char *fn);
 

@@ -89,32 +89,32 @@ VALUE mqrb_cMkBufferC;
 static void
 MkBufferC_free(void *p)
 {
-    mqrb_plain *o = p;
-    if (o->obj && o->owned)
-        MkBufferDelete(o->obj);
-    xfree(o);
+    if (mqrb_plain_owned(p))
+        MkBufferDelete(p);
 }
 
+/* WB_PROTECTED: the object holds no Ruby reference, so there is no
+ * write to guard, and Ruby makes it on its fast path (an unprotected
+ * object takes the VM lock at each allocation). */
 const rb_data_type_t mqrb_MkBufferC_type = {
-    "Mqlink::MkBufferC", {NULL, MkBufferC_free, mqrb_plain_size}, NULL, NULL,
-    RUBY_TYPED_FREE_IMMEDIATELY};
+    "Mqlink::MkBufferC", {NULL, MkBufferC_free, NULL}, NULL, NULL,
+    RUBY_TYPED_FREE_IMMEDIATELY | RUBY_TYPED_WB_PROTECTED};
 
 static VALUE
 MkBufferC_alloc(VALUE klass)
 {
-    mqrb_plain *o;
-    return TypedData_Make_Struct(klass, mqrb_plain, &mqrb_MkBufferC_type, o);
+    return TypedData_Wrap_Struct(klass, &mqrb_MkBufferC_type, NULL);
 }
 
 /* new: Create an empty buffer. */
 static VALUE
 MkBufferC_initialize(VALUE self)
 {
-    mqrb_plain *o = rb_check_typeddata(self, &mqrb_MkBufferC_type);
-    if (!o->obj) {
-        if (!(o->obj = MkBufferCreate()))
+    if (!rb_check_typeddata(self, &mqrb_MkBufferC_type)) {
+        void *obj = MkBufferCreate();
+        if (!obj)
             rb_memerror();
-        o->owned = 1;
+        RTYPEDDATA_DATA(self) = obj;
     }
     return self;
 }
@@ -232,32 +232,32 @@ VALUE mqrb_cMkBufferListC;
 static void
 MkBufferListC_free(void *p)
 {
-    mqrb_plain *o = p;
-    if (o->obj && o->owned)
-        MkBufferListDelete(o->obj);
-    xfree(o);
+    if (mqrb_plain_owned(p))
+        MkBufferListDelete(p);
 }
 
+/* WB_PROTECTED: the object holds no Ruby reference, so there is no
+ * write to guard, and Ruby makes it on its fast path (an unprotected
+ * object takes the VM lock at each allocation). */
 const rb_data_type_t mqrb_MkBufferListC_type = {
-    "Mqlink::MkBufferListC", {NULL, MkBufferListC_free, mqrb_plain_size}, NULL, NULL,
-    RUBY_TYPED_FREE_IMMEDIATELY};
+    "Mqlink::MkBufferListC", {NULL, MkBufferListC_free, NULL}, NULL, NULL,
+    RUBY_TYPED_FREE_IMMEDIATELY | RUBY_TYPED_WB_PROTECTED};
 
 static VALUE
 MkBufferListC_alloc(VALUE klass)
 {
-    mqrb_plain *o;
-    return TypedData_Make_Struct(klass, mqrb_plain, &mqrb_MkBufferListC_type, o);
+    return TypedData_Wrap_Struct(klass, &mqrb_MkBufferListC_type, NULL);
 }
 
 /* new: Create an empty list. */
 static VALUE
 MkBufferListC_initialize(VALUE self)
 {
-    mqrb_plain *o = rb_check_typeddata(self, &mqrb_MkBufferListC_type);
-    if (!o->obj) {
-        if (!(o->obj = MkBufferListCreate()))
+    if (!rb_check_typeddata(self, &mqrb_MkBufferListC_type)) {
+        void *obj = MkBufferListCreate();
+        if (!obj)
             rb_memerror();
-        o->owned = 1;
+        RTYPEDDATA_DATA(self) = obj;
     }
     return self;
 }
@@ -277,7 +277,7 @@ MkBufferListC_CreateTLS(VALUE self, VALUE a0)
     volatile VALUE name_keep;
 
     name = mqrb_to_STR(a0, &name_keep, "CreateTLS");
-    return mqrb_plain_wrap(self, &mqrb_MkBufferListC_type, MkBufferListCreateTLS(name), 0);
+    return mqrb_plain_wrap_tls(self, &mqrb_MkBufferListC_type, MkBufferListCreateTLS(name));
 }
 
 /* Number of values. */
@@ -313,32 +313,32 @@ VALUE mqrb_cMkBufferStreamC;
 static void
 MkBufferStreamC_free(void *p)
 {
-    mqrb_plain *o = p;
-    if (o->obj && o->owned)
-        MkBufferStreamDelete(o->obj);
-    xfree(o);
+    if (mqrb_plain_owned(p))
+        MkBufferStreamDelete(p);
 }
 
+/* WB_PROTECTED: the object holds no Ruby reference, so there is no
+ * write to guard, and Ruby makes it on its fast path (an unprotected
+ * object takes the VM lock at each allocation). */
 const rb_data_type_t mqrb_MkBufferStreamC_type = {
-    "Mqlink::MkBufferStreamC", {NULL, MkBufferStreamC_free, mqrb_plain_size}, NULL, NULL,
-    RUBY_TYPED_FREE_IMMEDIATELY};
+    "Mqlink::MkBufferStreamC", {NULL, MkBufferStreamC_free, NULL}, NULL, NULL,
+    RUBY_TYPED_FREE_IMMEDIATELY | RUBY_TYPED_WB_PROTECTED};
 
 static VALUE
 MkBufferStreamC_alloc(VALUE klass)
 {
-    mqrb_plain *o;
-    return TypedData_Make_Struct(klass, mqrb_plain, &mqrb_MkBufferStreamC_type, o);
+    return TypedData_Wrap_Struct(klass, &mqrb_MkBufferStreamC_type, NULL);
 }
 
 /* new: Create an empty stream. */
 static VALUE
 MkBufferStreamC_initialize(VALUE self)
 {
-    mqrb_plain *o = rb_check_typeddata(self, &mqrb_MkBufferStreamC_type);
-    if (!o->obj) {
-        if (!(o->obj = MkBufferStreamCreate()))
+    if (!rb_check_typeddata(self, &mqrb_MkBufferStreamC_type)) {
+        void *obj = MkBufferStreamCreate();
+        if (!obj)
             rb_memerror();
-        o->owned = 1;
+        RTYPEDDATA_DATA(self) = obj;
     }
     return self;
 }
@@ -382,32 +382,32 @@ VALUE mqrb_cMqConfigFileC;
 static void
 MqConfigFileC_free(void *p)
 {
-    mqrb_plain *o = p;
-    if (o->obj && o->owned)
-        MqConfigFileDelete(o->obj);
-    xfree(o);
+    if (mqrb_plain_owned(p))
+        MqConfigFileDelete(p);
 }
 
+/* WB_PROTECTED: the object holds no Ruby reference, so there is no
+ * write to guard, and Ruby makes it on its fast path (an unprotected
+ * object takes the VM lock at each allocation). */
 const rb_data_type_t mqrb_MqConfigFileC_type = {
-    "Mqlink::MqConfigFileC", {NULL, MqConfigFileC_free, mqrb_plain_size}, NULL, NULL,
-    RUBY_TYPED_FREE_IMMEDIATELY};
+    "Mqlink::MqConfigFileC", {NULL, MqConfigFileC_free, NULL}, NULL, NULL,
+    RUBY_TYPED_FREE_IMMEDIATELY | RUBY_TYPED_WB_PROTECTED};
 
 static VALUE
 MqConfigFileC_alloc(VALUE klass)
 {
-    mqrb_plain *o;
-    return TypedData_Make_Struct(klass, mqrb_plain, &mqrb_MqConfigFileC_type, o);
+    return TypedData_Wrap_Struct(klass, &mqrb_MqConfigFileC_type, NULL);
 }
 
 /* new: Create an empty configuration. */
 static VALUE
 MqConfigFileC_initialize(VALUE self)
 {
-    mqrb_plain *o = rb_check_typeddata(self, &mqrb_MqConfigFileC_type);
-    if (!o->obj) {
-        if (!(o->obj = MqConfigFileCreate()))
+    if (!rb_check_typeddata(self, &mqrb_MqConfigFileC_type)) {
+        void *obj = MqConfigFileCreate();
+        if (!obj)
             rb_memerror();
-        o->owned = 1;
+        RTYPEDDATA_DATA(self) = obj;
     }
     return self;
 }

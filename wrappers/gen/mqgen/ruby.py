@@ -124,7 +124,11 @@ class FuncGlue:
         p, r = self.plan, self.plan.result
         call = "%s(%s)" % (p.cfunc, ", ".join(self.c_args()))
         if r.kind == "object":
-            if p.cls.plain:
+            if p.cls.plain and p.kind == "ctor" and not r.owned:
+                # the thread's object (CreateTLS): its wrapper is reused too
+                self.w("    return mqrb_plain_wrap_tls(self, &mqrb_%s_type, %s);"
+                       % (p.cls.name, call))
+            elif p.cls.plain:
                 klass = "self" if p.kind == "ctor" else "rb_obj_class(self)"
                 self.w("    return mqrb_plain_wrap(%s, &mqrb_%s_type, %s, %d);"
                        % (klass, p.cls.name, call, r.owned))
@@ -200,32 +204,32 @@ def plain_type(out, k):
         "static void",
         "%s_free(void *p)" % k.name,
         "{",
-        "    mqrb_plain *o = p;",
-        "    if (o->obj && o->owned)",
-        "        %s(o->obj);" % k.free,
-        "    xfree(o);",
+        "    if (mqrb_plain_owned(p))",
+        "        %s(p);" % k.free,
         "}",
         "",
+        "/* WB_PROTECTED: the object holds no Ruby reference, so there is no",
+        " * write to guard, and Ruby makes it on its fast path (an unprotected",
+        " * object takes the VM lock at each allocation). */",
         "const rb_data_type_t mqrb_%s_type = {" % k.name,
-        '    "Mqlink::%s", {NULL, %s_free, mqrb_plain_size}, NULL, NULL,' % (k.name, k.name),
-        "    RUBY_TYPED_FREE_IMMEDIATELY};",
+        '    "Mqlink::%s", {NULL, %s_free, NULL}, NULL, NULL,' % (k.name, k.name),
+        "    RUBY_TYPED_FREE_IMMEDIATELY | RUBY_TYPED_WB_PROTECTED};",
         "",
         "static VALUE",
         "%s_alloc(VALUE klass)" % k.name,
         "{",
-        "    mqrb_plain *o;",
-        "    return TypedData_Make_Struct(klass, mqrb_plain, &mqrb_%s_type, o);" % k.name,
+        "    return TypedData_Wrap_Struct(klass, &mqrb_%s_type, NULL);" % k.name,
         "}",
         "",
         "/* new: %s */" % create.doc,
         "static VALUE",
         "%s_initialize(VALUE self)" % k.name,
         "{",
-        "    mqrb_plain *o = rb_check_typeddata(self, &mqrb_%s_type);" % k.name,
-        "    if (!o->obj) {",
-        "        if (!(o->obj = %s()))" % create.cfunc,
+        "    if (!rb_check_typeddata(self, &mqrb_%s_type)) {" % k.name,
+        "        void *obj = %s();" % create.cfunc,
+        "        if (!obj)",
         "            rb_memerror();",
-        "        o->owned = 1;",
+        "        RTYPEDDATA_DATA(self) = obj;",
         "    }",
         "    return self;",
         "}",
