@@ -9,7 +9,9 @@
 #     client sent it right after connect: it is there);
 #   - the --fork listener waits in accept itself, not in poll + accept;
 #   - on TCP an accepted socket inherits TCP_NODELAY and SO_RCVTIMEO from
-#     the listening socket: no setsockopt per parent.
+#     the listening socket: no setsockopt per parent;
+#   - a TCP client that asked the server to close first (_CLS) takes poll's
+#     POLLRDHUP as that close: no read of the end of file after it.
 # Counts, not time: repeatable on a loaded machine.
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
 top_builddir=${top_builddir:-.}
@@ -86,9 +88,9 @@ per_parent() {
                                             exit !((b - a) / 100 <= m) }'
 }
 
-echo "1..4"
+echo "1..5"
 if ! command -v strace >/dev/null 2>&1 || ! strace -o /dev/null true 2>/dev/null; then
-    for t in 1 2 3 4; do echo "ok $t # SKIP strace missing or not allowed to trace"; done
+    for t in 1 2 3 4 5; do echo "ok $t # SKIP strace missing or not allowed to trace"; done
     exit 0
 fi
 # before: 2 polls per parent in --fork, 1 in --thread.
@@ -105,4 +107,6 @@ if [ "$THREADS" = yes ]; then
 else
     check "tcp --thread: no setsockopt per parent # SKIP this build has no threads" true
 fi
+# before: 2 per parent (the handshake's answer and the end of file after _CLS)
+check "tcp client: one read per parent (the handshake's)" per_parent client tcp fork recvfrom 1.3
 [ $failed -eq 0 ]
