@@ -467,6 +467,10 @@ mqi_conn_flush_within(mqi_conn *c, MK_I64 timeout_ms)
      * persistent calls and answers in this buffer (group commit). */
     if (c->before_flush && c->before_flush(c) != MK_OK)
         return MK_ERROR;
+    if (c->tune_later && c->up) {
+        c->tune_later(c->fd);
+        c->tune_later = NULL;
+    }
     MK_I64 deadline = -2; /* taken when a write first has to wait */
     while (b->off < b->len) {
         ssize_t n = c->io->send(c, b->p + b->off, b->len - b->off);
