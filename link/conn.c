@@ -1,5 +1,6 @@
 /* conn.c — one connection: its socket, read and write buffers, the table
  * of contexts multiplexed over it, and the calls waiting for answers. */
+#define _GNU_SOURCE /* POLLRDHUP */
 #include <errno.h>
 #include <poll.h>
 #include <stdarg.h>
@@ -233,16 +234,28 @@ wait_fd(int fd, short events, MK_I64 timeout_ms)
     return n > 0 ? p.revents : n;
 }
 
-/* After _CLS (link.c): the server's close (EOF), or a moment at most. */
+/* After _CLS (link.c): the server's close (EOF), or a moment at most.
+ * On a plain socket poll's POLLRDHUP is the server's close itself: no
+ * read of the end of file after it, one system call less per parent.
+ * (Were a byte left unread, our close would answer with a reset instead
+ * of a FIN; the server has closed, so nothing is lost.)  A secured link
+ * reads on: its peer's goodbye is data. */
+#ifdef POLLRDHUP
+#define SERVER_CLOSED POLLRDHUP
+#else
+#define SERVER_CLOSED 0
+#endif
 #define SERVER_CLOSE_WAIT_MS 100
 static void
 wait_server_close(mqi_conn *c)
 {
     MK_I64 deadline = mqi_now_ms() + SERVER_CLOSE_WAIT_MS;
+    int closed = c->io == &plain_io ? SERVER_CLOSED : 0;
     char scratch[512];
     for (;;) {
         MK_I64 left = deadline - mqi_now_ms();
-        if (left <= 0 || (!mqi_conn_buffered(c) && wait_fd(c->fd, POLLIN, left) <= 0))
+        int ev = left <= 0 ? 0 : mqi_conn_buffered(c) ? POLLIN : wait_fd(c->fd, POLLIN | closed, left);
+        if (ev <= 0 || (ev & closed))
             break;
         ssize_t n = c->io->recv(c, scratch, sizeof scratch, 0);
         if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
@@ -454,6 +467,10 @@ mqi_conn_flush_within(mqi_conn *c, MK_I64 timeout_ms)
      * persistent calls and answers in this buffer (group commit). */
     if (c->before_flush && c->before_flush(c) != MK_OK)
         return MK_ERROR;
+    if (c->tune_later && c->up) {
+        c->tune_later(c->fd);
+        c->tune_later = NULL;
+    }
     MK_I64 deadline = -2; /* taken when a write first has to wait */
     while (b->off < b->len) {
         ssize_t n = c->io->send(c, b->p + b->off, b->len - b->off);

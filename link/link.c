@@ -77,6 +77,11 @@ client_connect(MqContextC *ctx)
         return MK_ERROR;
     }
     const mqi_transport *tp = mqi_transport_get(ctx->cfg.tp);
+    /* a TLS handshake is several small writes: tuned before it */
+    if (tp->tune && tp->tune_at_first_write && !ctx->cfg.secure.state)
+        c->tune_later = tp->tune;
+    else if (tp->tune)
+        tp->tune(fd);
     if ((tp->secure && tp->secure(ctx, c, ctx->cfg.timeout_ms) != MK_OK) ||
         mqi_conn_send_preamble(c) != MK_OK ||
         mqi_conn_recv_preamble(c, ctx->cfg.timeout_ms) != MK_OK) {
@@ -266,6 +271,10 @@ MqLinkDelete(MqContextC *ctx)
     const mqi_transport *tp = mqi_transport_get(ctx->cfg.tp);
     int ask_close = c->up && !c->is_server && tp && tp->server_closes_first;
     if (ask_close) {
+        /* _CLS alone is the first write: nothing unacknowledged can make
+         * Nagle hold it back, so the link never needs tune_later */
+        if (c->wbuf.off == c->wbuf.len)
+            c->tune_later = NULL;
         mqi_hdr h = {.kind = MQI_ONEWAY, .flags = MQI_F_INTERNAL};
         memcpy(h.token, "_CLS", 5);
         mqi_conn_write_frame(c, &h, NULL); /* a failure takes the link down */

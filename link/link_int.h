@@ -285,6 +285,9 @@ typedef struct mqi_conn {
      * note logs a limit acting on the link (NULL: not logged). */
     MkErrorE (*before_flush)(struct mqi_conn *c);
     void (*note)(struct mqi_conn *c, const char *text);
+    /* Socket options the transport sets at the first flush once the link
+     * is up (transport.h: tune_at_first_write); NULL: none left to set. */
+    void (*tune_later)(int fd);
     /* Prints each frame written (trace.c), set only at --debug 4: a NULL
      * costs the byte layer one compare per frame, and it calls nothing above. */
     void (*trace_frame)(const struct mqi_conn *c, const char *dir, const struct mqi_hdr *h);

@@ -18,6 +18,12 @@ typedef struct mqi_transport {
     void (*unlisten)(MqContextC *ctx);
     /* Socket options for a connected socket; may be NULL. */
     void (*tune)(int fd);
+    /* A client's plain link sets tune's options at its first write after
+     * the handshake instead of at connect (link.c), one system call less
+     * for a link that ends without one.  For TCP_NODELAY: Nagle holds a
+     * write back only while earlier data is unacknowledged, and the
+     * server's answer to the preamble acknowledged the preamble. */
+    int tune_at_first_write;
     /* At link creation, after the options: check them and build what every
      * link needs (TLS: cfg.secure); may be NULL. */
     MkErrorE (*prepare)(MqContextC *ctx);

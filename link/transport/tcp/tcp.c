@@ -62,8 +62,7 @@ tcp_connect(MqContextC *ctx, int *fd, pid_t *pid)
     if (!ai)
         return MkErrorSet(ctx->err, MQ_ERR_LINK, "cannot connect to %s:%s: %s",
                           ctx->cfg.host ? ctx->cfg.host : "127.0.0.1", ctx->cfg.port, strerror(e));
-    tcp_tune(*fd);
-    return MK_OK;
+    return MK_OK; /* tuned by link.c (tune_at_first_write) */
 }
 
 static MkErrorE
@@ -173,6 +172,7 @@ const mqi_transport mqi_tcp_transport = {
     .connect = tcp_connect,
     .listen = tcp_listen,
     .tune = tcp_tune,
+    .tune_at_first_write = 1,
 #ifdef __linux__
     .accepted_inherit = 1, /* the kernel clones the listening socket */
 #endif

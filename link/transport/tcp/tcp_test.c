@@ -1,11 +1,16 @@
 /* tcp_test.c — the TCP transport: a client's link ends with the server
  * closing first, so TIME_WAIT lands on the server's port and never on the
- * client's ephemeral ones (tcp.c says why that matters). */
+ * client's ephemeral ones (tcp.c says why that matters); a client's socket
+ * has TCP_NODELAY from its first write on. */
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "config.h"
 
+#include "link_int.h"
 #include "linktest.h"
 
 /* TIME_WAIT sockets (state 06) in /proc/net/tcp whose local (or, with
@@ -65,6 +70,34 @@ server_closes_first(const char *mode)
                   server_tw, links);
 }
 
+/* TCP_NODELAY on the client's socket of c: 1, 0, or -1 when unknown. */
+static int
+nodelay(MqContextC *c)
+{
+    int on = -1;
+    socklen_t len = sizeof on;
+    if (!c->conn || getsockopt(c->conn->fd, IPPROTO_TCP, TCP_NODELAY, &on, &len) != 0)
+        return -1;
+    return on != 0;
+}
+
+/* The client sets TCP_NODELAY at its first write after the handshake, not
+ * at connect (transport.h: tune_at_first_write): a call's frames must never
+ * wait for Nagle. */
+static void
+nodelay_from_first_write(void)
+{
+    MqContextC *c = lt_connect(lt_mode_get("tcp_fork"));
+    if (!c)
+        return;
+    MQT_CHECK_MSG(nodelay(c) == 0, "TCP_NODELAY %d before any write (set at connect?)", nodelay(c));
+    MqSendSTART(c);
+    MqSendI32(c, 7);
+    MQT_OK(MqSendEND_AND_WAIT(c, "ECHO", MQ_TIMEOUT_DEFAULT), MqErrorGetText(c));
+    MQT_CHECK_MSG(nodelay(c) == 1, "TCP_NODELAY %d after a call", nodelay(c));
+    MqContextDelete(c);
+}
+
 static void fork_mode(void) { server_closes_first("tcp_fork"); }
 static void spawn_mode(void) { server_closes_first("tcp_spawn"); }
 #ifdef MQ_HAVE_THREADS
@@ -73,6 +106,7 @@ static void thread_mode(void) { server_closes_first("tcp_thread"); }
 
 static const mqt_case cases[] = {
     {"tcp_fork: the server closes first", fork_mode},
+    {"tcp client: TCP_NODELAY from the first write after the handshake", nodelay_from_first_write},
     {"tcp_spawn: the server closes first", spawn_mode},
 #ifdef MQ_HAVE_THREADS
     {"tcp_thread: the server closes first", thread_mode},
