@@ -67,27 +67,35 @@ mqj_callback_init(JNIEnv *env)
 /* --------------------------------------------------------------- contexts */
 
 /* The C context's destroy callback: the Java object forgets the context
- * (its methods throw from now on) and the library's global reference goes. */
+ * (its methods throw from now on) and the library's global references go. */
 static void
 ctx_destroyed(MqContextC *ctx, void *data)
 {
+    mqj_ctx *c = data;
     JNIEnv *env = mqj_env();
     MqContextSetUserData(ctx, NULL);
     if (env) {
-        mqj_view_end(env, (jobject)data);
-        (*env)->SetLongField(env, (jobject)data, mqj.hdl, 0);
-        (*env)->DeleteGlobalRef(env, (jobject)data);
+        if (c->live)
+            mqj_view_end_live(env, c);
+        (*env)->SetLongField(env, c->self, mqj.hdl, 0);
+        (*env)->DeleteGlobalRef(env, c->self);
+        if (c->view)
+            (*env)->DeleteGlobalRef(env, c->view);
     }
+    free(c);
 }
 
 static int
 attach(JNIEnv *env, jobject self, MqContextC *ctx)
 {
-    jobject g = (*env)->NewGlobalRef(env, self);
-    if (!g)
+    mqj_ctx *c = calloc(1, sizeof *c);
+    if (!c || !(c->self = (*env)->NewGlobalRef(env, self))) {
+        free(c);
+        mqj_throw(env, MK_ERR_MEMORY, "MqContextC: out of memory");
         return 0;
-    MqContextSetUserData(ctx, g);
-    MqContextSetDestroyCallback(ctx, ctx_destroyed, g);
+    }
+    MqContextSetUserData(ctx, c);
+    MqContextSetDestroyCallback(ctx, ctx_destroyed, c);
     (*env)->SetLongField(env, self, mqj.hdl, (jlong)(intptr_t)ctx);
     return 1;
 }
@@ -118,14 +126,15 @@ mqj_delete_MqContextC(JNIEnv *env, jobject self)
 static jobject
 object_of(JNIEnv *env, MqContextC *ctx)
 {
-    jobject o = MqContextGetUserData(ctx), n;
-    if (o)
-        return o;
+    mqj_ctx *c = MqContextGetUserData(ctx);
+    jobject n;
+    if (c)
+        return c->self;
     if (!(n = (*env)->AllocObject(env, mqj.ctx)))
         return NULL;
     attach(env, n, ctx);
     (*env)->DeleteLocalRef(env, n);
-    return MqContextGetUserData(ctx);
+    return (c = MqContextGetUserData(ctx)) ? c->self : NULL;
 }
 
 jobject
@@ -271,17 +280,6 @@ error_to_ctx(JNIEnv *env, MqContextC *ctx)
     return MK_ERROR;
 }
 
-/* The message a callback read ends as it returns: its ReadBUFR view goes.
- * The library keeps ctx until the callback returns to it; its Java object
- * may have been deleted meanwhile (no user data then). */
-static void
-read_ends(JNIEnv *env, MqContextC *ctx)
-{
-    jobject self = MqContextGetUserData(ctx);
-    if (self)
-        mqj_view_end(env, self);
-}
-
 MkErrorE
 mqj_cb_call(MqContextC *ctx, void *data)
 {
@@ -300,7 +298,7 @@ mqj_cb_call(MqContextC *ctx, void *data)
         (*env)->CallVoidMethod(env, cb->fn, cb->mid, self);
     }
     if (!(*env)->ExceptionCheck(env)) {
-        read_ends(env, ctx);
+        mqj_view_end(env, ctx); /* the read ends: so does its ReadBUFR view */
         return MK_OK;
     }
     if (cb->scope == MQJ_SCOPE_ONCE) {
@@ -312,7 +310,7 @@ mqj_cb_call(MqContextC *ctx, void *data)
     } else {
         rc = error_to_ctx(env, ctx);
     }
-    read_ends(env, ctx); /* after the exception is taken: JNI allows no field access before */
+    mqj_view_end(env, ctx); /* after the exception is taken: JNI allows no field access before */
     return rc;
 }
 

@@ -84,30 +84,33 @@ mqj_from_BUF(JNIEnv *env, MkBufferC *buf)
 }
 
 jobject
-mqj_view(JNIEnv *env, jobject ctx, MkBufferC *buf)
+mqj_view(JNIEnv *env, MqContextC *ctx, MkBufferC *buf)
 {
-    jobject v = (*env)->GetObjectField(env, ctx, mqj.view);
+    mqj_ctx *c = MqContextGetUserData(ctx);
+    jobject v;
 
-    if (v) {
-        (*env)->SetLongField(env, v, mqj.hdl, (jlong)(intptr_t)buf);
-        return v;
+    if (!c) /* a context without its Java object: no view to end later */
+        return mqj_throw(env, MQ_ERR_LINK, "ReadBUFR: the context was deleted"), NULL;
+    if (!c->view) {
+        if (!(v = mqj_new(env, mqj.buf_kind, buf, 0)))
+            return NULL;
+        (*env)->SetIntField(env, v, mqj.dtype, MQJ_VIEW);
+        c->view = (*env)->NewGlobalRef(env, v);
+        (*env)->DeleteLocalRef(env, v);
+        if (!c->view)
+            return mqj_throw(env, MK_ERR_MEMORY, "ReadBUFR: out of memory"), NULL;
+    } else {
+        (*env)->SetLongField(env, c->view, mqj.hdl, (jlong)(intptr_t)buf);
     }
-    if (!(v = mqj_new(env, mqj.buf_kind, buf, 0)))
-        return NULL;
-    (*env)->SetIntField(env, v, mqj.dtype, MQJ_VIEW);
-    (*env)->SetObjectField(env, ctx, mqj.view, v);
-    return v;
+    c->live = 1;
+    return c->view; /* a global reference: the JVM makes it the caller's local one */
 }
 
 void
-mqj_view_end(JNIEnv *env, jobject ctx)
+mqj_view_end_live(JNIEnv *env, mqj_ctx *c)
 {
-    jobject v = (*env)->GetObjectField(env, ctx, mqj.view);
-
-    if (v) {
-        (*env)->SetLongField(env, v, mqj.hdl, 0);
-        (*env)->DeleteLocalRef(env, v);
-    }
+    (*env)->SetLongField(env, c->view, mqj.hdl, 0);
+    c->live = 0;
 }
 
 /* Store the Java-side value of o (dtype != 0) into the C buffer b. */

@@ -141,7 +141,6 @@ cache(JNIEnv *env)
         !(mqj.dtype = (*env)->GetFieldID(env, obj, "dtype", "I")) ||
         !(mqj.dval = (*env)->GetFieldID(env, obj, "dval", "J")) ||
         !(mqj.dref = (*env)->GetFieldID(env, obj, "dref", "[B")) ||
-        !(mqj.view = (*env)->GetFieldID(env, obj, "view", "L" MQJ_PKG "MkBufferC;")) ||
         !(mqj.adopt = (*env)->GetMethodID(env, obj, "adopt", "(JI)V")) ||
         (*env)->RegisterNatives(env, obj, object_natives, 1) != 0)
         return 0;

@@ -6,8 +6,8 @@
  * Every wrapper object is an org.mqlink.MkObjectC whose long field hdl holds
  * the C object (0 once it is deleted): one cached field ID reads it for
  * every class.  A context's C object points back at its Java object through
- * a global reference in the user data, released by the destroy callback
- * whoever deletes the context. */
+ * its user data (an mqj_ctx holding a global reference), released by the
+ * destroy callback whoever deletes the context. */
 #ifndef MQJ_RUNTIME_H
 #define MQJ_RUNTIME_H
 
@@ -47,7 +47,6 @@ typedef struct {
     jmethodID buf_init;         /* MkBufferC(long, boolean) */
     int buf_kind;               /* its index in mqj_classes */
     jfieldID dtype, dval, dref; /* MkObjectC's Java-side value */
-    jfieldID view;              /* MkObjectC.view: a context's ReadBUFR buffer */
     jmethodID adopt;            /* MkObjectC.adopt(long, int) */
     jclass *cls;                /* mqj_classes[i], in the table's order */
     jmethodID *cls_init;        /* their (long, boolean) constructors (plain) */
@@ -150,15 +149,30 @@ mqj_to_CTX(JNIEnv *env, jobject o, MqContextC **c, const char *fn)
 /* A borrowed buffer as an owned copy, safe to keep: its value held on the
  * Java side (no C object until a method needs one). */
 jobject mqj_from_BUF(JNIEnv *env, MkBufferC *buf);
-/* ReadBUFR: the context's one reusable view (MkObjectC.view, dtype
+/* A context's user data: its Java object and its ReadBUFR view, so that
+ * neither costs a JNI field access per message. */
+typedef struct {
+    jobject self; /* global reference, released by the destroy callback */
+    jobject view; /* global reference to the view, NULL until the first ReadBUFR */
+    int live;     /* the view points at a buffer of the current read */
+} mqj_ctx;
+/* ReadBUFR: the context's one reusable view (an MkBufferC of dtype
  * MQJ_VIEW), pointed at buf: no allocation and no copy per read.
  * mqj_view_end points it at nothing (its methods throw from then on): the
  * runtime calls it when a service or callback returns, before each blocking
  * call on the context (the event loop replaces the read message) and when
- * the context is deleted, so a kept view never reaches freed memory. */
+ * the context is deleted, so a kept view never reaches freed memory.  It
+ * costs nothing when no view is live. */
 enum { MQJ_VIEW = -1 };
-jobject mqj_view(JNIEnv *env, jobject ctx, MkBufferC *buf);
-void mqj_view_end(JNIEnv *env, jobject ctx);
+jobject mqj_view(JNIEnv *env, MqContextC *ctx, MkBufferC *buf);
+void mqj_view_end_live(JNIEnv *env, mqj_ctx *c);
+static inline void
+mqj_view_end(JNIEnv *env, MqContextC *ctx)
+{
+    mqj_ctx *c = MqContextGetUserData(ctx);
+    if (c && c->live)
+        mqj_view_end_live(env, c);
+}
 /* The wrapper object of a context (a new local reference), null for NULL. */
 jobject mqj_from_CTX(JNIEnv *env, MqContextC *ctx);
 

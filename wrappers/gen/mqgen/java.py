@@ -140,7 +140,7 @@ class FuncGlue:
             self.w("    if (!obj)")
             self.w("        " + fail_return(p))
         if ends_views(p):
-            self.w("    mqj_view_end(env, self);")
+            self.w("    mqj_view_end(env, obj);")
         self.convert()
         self.call_and_return()
         self.w("}")
@@ -240,7 +240,7 @@ class FuncGlue:
         if r.kind == "continue":
             self.w("    return rc == MK_OK ? JNI_TRUE : JNI_FALSE;")
         elif r.kind == "out" and self.view:
-            self.w("    return mqj_view(env, self, %s);" % r.param.name)
+            self.w("    return mqj_view(env, obj, %s);" % r.param.name)
         elif r.kind == "out":
             self.w("    return %s;" % jcol(r.type).value.format(
                 v=r.param.name, size=r.param.name + "_size"))

@@ -27,13 +27,6 @@ public abstract class MkObjectC implements AutoCloseable {
     int dtype;
     long dval;
     byte[] dref;
-    /*
-     * A context's ReadBUFR buffer: one MkBufferC per context that the JNI
-     * library points at each borrowed read (hdl, not owned) and at nothing
-     * (hdl 0, dtype -1: its methods throw) when the read ends.
-     */
-    MkBufferC view;
-
     /** A context: the JNI library sets hdl and its destroy callback clears it. */
     MkObjectC() {
         cleanable = null;
