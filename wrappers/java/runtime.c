@@ -89,13 +89,28 @@ mqj_deleted(JNIEnv *env, jobject o, const char *fn)
     return NULL;
 }
 
+/* A C call made no object: its error, or out of memory. */
+static void
+raise_no_object(JNIEnv *env)
+{
+    mqj_raise_kernel(env);
+    if (!(*env)->ExceptionCheck(env))
+        mqj_throw(env, MK_ERR_MEMORY, "out of memory");
+}
+
+jlong
+mqj_handle(JNIEnv *env, void *obj)
+{
+    if (!obj)
+        raise_no_object(env);
+    return (jlong)(intptr_t)obj;
+}
+
 jobject
 mqj_new(JNIEnv *env, int cls, void *obj, int owned)
 {
     if (!obj) {
-        mqj_raise_kernel(env);
-        if (!(*env)->ExceptionCheck(env))
-            mqj_throw(env, MK_ERR_MEMORY, "out of memory");
+        raise_no_object(env);
         return NULL;
     }
     jobject o = (*env)->NewObject(env, mqj.cls[cls], mqj.cls_init[cls], (jlong)(intptr_t)obj,

@@ -89,6 +89,11 @@ mqj_ptr(JNIEnv *env, jobject o, const char *fn)
  * NULL with an exception when obj is NULL or the allocation fails. */
 jobject mqj_new(JNIEnv *env, int cls, void *obj, int owned);
 
+/* A new C object as the handle the Java side wraps (java.py's java_made:
+ * a Java `new` instead of a JNI NewObject); 0 with an exception when obj is
+ * NULL. */
+jlong mqj_handle(JNIEnv *env, void *obj);
+
 /* ----------------------------------------------------- argument conversion */
 
 /* A Java String as NUL-terminated UTF-8 (real UTF-8: characters outside the
@@ -146,9 +151,11 @@ mqj_to_CTX(JNIEnv *env, jobject o, MqContextC **c, const char *fn)
 {
     return (*c = mqj_ptr(env, o, fn)) != NULL;
 }
-/* A borrowed buffer as an owned copy, safe to keep: its value held on the
- * Java side (no C object until a method needs one). */
-jobject mqj_from_BUF(JNIEnv *env, MkBufferC *buf);
+/* A borrowed buffer as an owned copy, safe to keep, in into (an MkBufferC
+ * the Java side made: java.py's java_made "fill"): its value held on the
+ * Java side (no C object until a method needs one).  into, or NULL with an
+ * exception. */
+jobject mqj_fill_BUF(JNIEnv *env, jobject into, MkBufferC *buf);
 /* A context's user data: its Java object and its ReadBUFR view, so that
  * neither costs a JNI field access per message. */
 typedef struct {
