@@ -4,7 +4,8 @@
  * calls only what is declared here and the C API itself.
  *
  * Every wrapper object is an org.mqlink.MkObjectC whose long field hdl holds
- * the C object (0 once it is deleted): one cached field ID reads it for
+ * the C object (0 once it is deleted): a method passes its own to its
+ * private native (mqj_self), one cached field ID reads an argument's for
  * every class.  A context's C object points back at its Java object through
  * its user data (an mqj_ctx holding a global reference), released by the
  * destroy callback whoever deletes the context. */
@@ -83,6 +84,15 @@ mqj_ptr(JNIEnv *env, jobject o, const char *fn)
 {
     void *p = o ? (void *)(intptr_t)(*env)->GetLongField(env, o, mqj.hdl) : NULL;
     return p ? p : mqj_deleted(env, o, fn);
+}
+
+/* The C object of a method's receiver, whose handle the Java method passes
+ * (java.py's wrapped: no JNI field access); NULL with an exception as
+ * mqj_ptr when it is 0. */
+static inline void *
+mqj_self(JNIEnv *env, jobject self, jlong hdl, const char *fn)
+{
+    return hdl ? (void *)(intptr_t)hdl : mqj_deleted(env, self, fn);
 }
 
 /* A new wrapper of class index cls for obj (owned: freed with the object);
