@@ -167,14 +167,21 @@ static struct {
 } own[OWN_MAX];
 static int own_count;
 static pthread_mutex_t own_lock = PTHREAD_MUTEX_INITIALIZER;
+/* A ServerSetup registers the same callables in the same order for every
+ * instance: the entry after the last one found is tried first. */
+static __thread int own_next __attribute__((tls_model("initial-exec")));
 
 static int
 own_find(JNIEnv *env, jclass cls, int from, int to)
 {
-    for (int i = from; i < to; i++)
-        if ((*env)->IsSameObject(env, cls, own[i].cls))
-            return i;
-    return -1;
+    int hint = own_next;
+    int i = hint >= from && hint < to && (*env)->IsSameObject(env, cls, own[hint].cls) ? hint : -1;
+    for (int j = from; i < 0 && j < to; j++)
+        if (j != hint && (*env)->IsSameObject(env, cls, own[j].cls))
+            i = j;
+    if (i >= 0)
+        own_next = i + 1;
+    return i;
 }
 
 /* cb's method ID and form for fn's class: from the table, or looked up and
