@@ -90,33 +90,38 @@ mqj_fill_BUF(JNIEnv *env, jobject into, MkBufferC *buf)
     return into;
 }
 
-jobject
+jlong
 mqj_view(JNIEnv *env, MqContextC *ctx, MkBufferC *buf)
 {
     mqj_ctx *c = MqContextGetUserData(ctx);
-    jobject v;
 
     if (!c) /* a context without its Java object: no view to end later */
-        return mqj_throw(env, MQ_ERR_LINK, "ReadBUFR: the context was deleted"), NULL;
-    if (!c->view) {
-        if (!(v = mqj_new(env, mqj.buf_kind, buf, 0)))
-            return NULL;
-        (*env)->SetIntField(env, v, mqj.dtype, MQJ_VIEW);
-        c->view = (*env)->NewGlobalRef(env, v);
-        (*env)->DeleteLocalRef(env, v);
-        if (!c->view)
-            return mqj_throw(env, MK_ERR_MEMORY, "ReadBUFR: out of memory"), NULL;
-    } else {
-        (*env)->SetLongField(env, c->view, mqj.hdl, (jlong)(intptr_t)buf);
-    }
+        return mqj_throw(env, MQ_ERR_LINK, "ReadBUFR: the context was deleted");
     c->live = 1;
-    return c->view; /* a global reference: the JVM makes it the caller's local one */
+    return (jlong)(intptr_t)buf;
+}
+
+/* MkObjectC.viewInit(ctx, v): the context's view, made by the Java side. */
+void JNICALL
+mqj_view_init(JNIEnv *env, jclass cls, jlong ctx, jobject v)
+{
+    mqj_ctx *c = ctx ? MqContextGetUserData((MqContextC *)(intptr_t)ctx) : NULL;
+
+    if (!c) {
+        mqj_throw(env, MQ_ERR_LINK, "ReadBUFR: the context was deleted");
+        return;
+    }
+    if (c->view)
+        (*env)->DeleteGlobalRef(env, c->view);
+    if (!(c->view = (*env)->NewGlobalRef(env, v)))
+        mqj_throw(env, MK_ERR_MEMORY, "ReadBUFR: out of memory");
 }
 
 void
 mqj_view_end_live(JNIEnv *env, mqj_ctx *c)
 {
-    (*env)->SetLongField(env, c->view, mqj.hdl, 0);
+    if (c->view)
+        (*env)->SetLongField(env, c->view, mqj.hdl, 0);
     c->live = 0;
 }
 

@@ -45,12 +45,10 @@ typedef struct {
     jfieldID exc_text, exc_code;
     jclass ctx;                 /* MqContextC */
     jclass buf;                 /* MkBufferC */
-    jmethodID buf_init;         /* MkBufferC(long, boolean) */
     int buf_kind;               /* its index in mqj_classes */
     jfieldID dtype, dval, dref; /* MkObjectC's Java-side value */
     jmethodID adopt;            /* MkObjectC.adopt(long, int) */
     jclass *cls;                /* mqj_classes[i], in the table's order */
-    jmethodID *cls_init;        /* their (long, boolean) constructors (plain) */
     jclass svc, svc0;           /* MqServiceIF, MqServiceNoArgIF */
     jmethodID svc_call, svc0_call;
     jclass throwable;
@@ -94,10 +92,6 @@ mqj_self(JNIEnv *env, jobject self, jlong hdl, const char *fn)
 {
     return hdl ? (void *)(intptr_t)hdl : mqj_deleted(env, self, fn);
 }
-
-/* A new wrapper of class index cls for obj (owned: freed with the object);
- * NULL with an exception when obj is NULL or the allocation fails. */
-jobject mqj_new(JNIEnv *env, int cls, void *obj, int owned);
 
 /* A new C object as the handle the Java side wraps (java.py's java_made:
  * a Java `new` instead of a JNI NewObject); 0 with an exception when obj is
@@ -170,18 +164,20 @@ jobject mqj_fill_BUF(JNIEnv *env, jobject into, MkBufferC *buf);
  * neither costs a JNI field access per message. */
 typedef struct {
     jobject self; /* global reference, released by the destroy callback */
-    jobject view; /* global reference to the view, NULL until the first ReadBUFR */
+    jobject view; /* global reference to the view, NULL until MkObjectC.viewInit */
     int live;     /* the view points at a buffer of the current read */
 } mqj_ctx;
 /* ReadBUFR: the context's one reusable view (an MkBufferC of dtype
- * MQJ_VIEW), pointed at buf: no allocation and no copy per read.
- * mqj_view_end points it at nothing (its methods throw from then on): the
- * runtime calls it when a service or callback returns, before each blocking
- * call on the context (the event loop replaces the read message) and when
- * the context is deleted, so a kept view never reaches freed memory.  It
- * costs nothing when no view is live. */
+ * MQJ_VIEW, made and pointed at buf by MkObjectC.view in Java): no
+ * allocation, no copy and no JNI call per read; mqj_view marks it live and
+ * returns buf's handle.  mqj_view_end points it at nothing (its methods throw
+ * from then on): the runtime calls it when a service or callback returns,
+ * before each blocking call on the context (the event loop replaces the read
+ * message) and when the context is deleted, so a kept view never reaches
+ * freed memory.  It costs nothing when no view is live. */
 enum { MQJ_VIEW = -1 };
-jobject mqj_view(JNIEnv *env, MqContextC *ctx, MkBufferC *buf);
+jlong mqj_view(JNIEnv *env, MqContextC *ctx, MkBufferC *buf);
+void JNICALL mqj_view_init(JNIEnv *env, jclass cls, jlong ctx, jobject v);
 void mqj_view_end_live(JNIEnv *env, mqj_ctx *c);
 static inline void
 mqj_view_end(JNIEnv *env, MqContextC *ctx)

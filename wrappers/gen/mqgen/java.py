@@ -167,20 +167,24 @@ class FuncGlue:
     def emit(self):
         p = self.plan
         self.w("/* %s */" % (view_doc(p) if self.view else p.doc))
-        self.w("static %s JNICALL" % ret_jni(p))
+        self.w("static %s JNICALL" % ("jlong" if self.view else ret_jni(p)))
         self.w("%s(%s)" % (c_name(p, VIEW if self.view else ""), self.params()))
         self.w("{")
         if self.declare_locals():
             self.w("")
         if p.on_object:
             self.w("    if (!obj)")
-            self.w("        " + fail_return(p))
+            self.w("        " + self.fail())
         if ends_views(p):
             self.w("    mqj_view_end(env, obj);")
         self.convert()
         self.call_and_return()
         self.w("}")
         self.w("")
+
+    def fail(self):
+        """What the function returns when it throws (a view form: a handle)."""
+        return "return 0;" if self.view else fail_return(self.plan)
 
     def declare_locals(self):
         p, lines = self.plan, []
@@ -214,7 +218,7 @@ class FuncGlue:
             self.w("    if (!%s) {" % conv if held else "    if (!%s)" % conv)
             for r in reversed(held):
                 self.w("        " + r)
-            self.w("        " + fail_return(p))
+            self.w("        " + self.fail())
             if held:
                 self.w("    }")
             if c.get("release"):
@@ -267,7 +271,7 @@ class FuncGlue:
         for i in p.free_on_error:
             self.w("        %s /* not taken: still ours */"
                    % jcol(i.param.type).free.format(n=i.param.name))
-        self.w("        " + fail_return(p))
+        self.w("        " + self.fail())
         self.w("    }")
 
     def returns(self):
@@ -326,8 +330,7 @@ def natives(out, decl, k, funcs):
             out.append('    {"%s", "(%s%s%s)%s", (void *)%s},' % (name, head, "".join(ss), tail,
                                                                     ret_sig(p), impl))
         if has_view(p):
-            out.append('    {"%s", "(J)%s", (void *)%s},' % (native(f.name + VIEW), ret_sig(p),
-                                                            c_name(p, VIEW)))
+            out.append('    {"%s", "(J)J", (void *)%s},' % (native(f.name + VIEW), c_name(p, VIEW)))
     out += ["};", ""]
 
 
@@ -409,7 +412,8 @@ def java_wrapped_method(plan, types, static, rt, out, name=None):
     """A Java method calling its private native NAME0 (wrapped): with the C
     object first, and making the result object itself (java_made)."""
     name = name or plan.name
-    made = java_made(plan) if name == plan.name else None
+    view = name != plan.name  # the view form: MkObjectC.view points the context's view
+    made = java_made(plan) if not view else None
     ins = [i.param.name for i in plan.inputs] if name == plan.name else []
     params = java_params(plan, types) if name == plan.name else ""
     args = (["hdl"] if plan.on_object else []) + ins
@@ -422,9 +426,11 @@ def java_wrapped_method(plan, types, static, rt, out, name=None):
     if made == "handle":
         out.append("        return new %s(%s, %s);" % (rt, call, "true" if plan.result.owned
                                                        else "false"))
+    elif view:
+        out.append("        return view(%s);" % call)
     else:
         out.append("        %s%s;" % ("" if rt == "void" else "return ", call))
-    nrt = "long" if made == "handle" else rt
+    nrt = "long" if made == "handle" or view else rt
     out += ["    }", "", "    private %snative %s%s %s(%s);" % (static, generic(types), nrt,
                                                              native(name), ", ".join(nparams))]
 
