@@ -110,11 +110,12 @@ def c_name(plan, suffix=""):
     return "%s_%s%s" % (plan.cls.name if plan.cls else MODULE, plan.name, suffix)
 
 
-# Results the Java side makes itself: a JNI NewObject/AllocObject costs about
-# ten times a Java `new` (measured: the perfserver's BUST spent more in them
-# than in its C calls).  "handle": the native (NAME0) returns the C pointer
-# and the Java method wraps it; "fill": the Java method passes a new MkBufferC
-# that the native fills and returns.
+# Results the Java side makes itself: a JNI NewObject runs the constructor
+# through JavaCalls and AllocObject takes the slow allocation path, where a
+# Java `new` is inlined (measured: the two were 8 % of the perfserver's BUST
+# server time, more than its C calls).  "handle": the native (nNAME) returns
+# the C pointer and the Java method wraps it; "fill": the Java method passes
+# a new MkBufferC that the native fills and returns.
 def java_made(plan):
     r = plan.result
     if r.kind == "object":
@@ -132,7 +133,7 @@ FILL_SIG = "Lorg/mqlink/MkBufferC;"
 
 # A method on an object passes its C object (the Java field hdl) to its
 # native, so the glue reads no field through JNI: the Java method is a plain
-# method (inlined by the JIT) calling a private native NAME0(hdl, ...).
+# method (inlined by the JIT) calling a private native nNAME(hdl, ...).
 # jni GetLongField was the largest single JNI cost of the perfserver's
 # services (measured: 2.5 % of BUST's server time, 3.7 % of RDUL's).
 def wrapped(plan):
@@ -409,7 +410,7 @@ def java_method(api, plan, out, native_name=None):
 
 
 def java_wrapped_method(plan, types, static, rt, out, name=None):
-    """A Java method calling its private native NAME0 (wrapped): with the C
+    """A Java method calling its private native nNAME (wrapped): with the C
     object first, and making the result object itself (java_made)."""
     name = name or plan.name
     view = name != plan.name  # the view form: MkObjectC.view points the context's view
