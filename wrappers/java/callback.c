@@ -17,6 +17,7 @@
  * any other Throwable), so the caller on the other side receives the text;
  * one thrown by a call callback (SendEND_AND_CALLBACK) has no caller to go
  * to and is reported on stderr.  Either way the event loop goes on. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -66,27 +67,35 @@ mqj_callback_init(JNIEnv *env)
 /* --------------------------------------------------------------- contexts */
 
 /* The C context's destroy callback: the Java object forgets the context
- * (its methods throw from now on) and the library's global reference goes. */
+ * (its methods throw from now on) and the library's global references go. */
 static void
 ctx_destroyed(MqContextC *ctx, void *data)
 {
+    mqj_ctx *c = data;
     JNIEnv *env = mqj_env();
     MqContextSetUserData(ctx, NULL);
     if (env) {
-        mqj_view_end(env, (jobject)data);
-        (*env)->SetLongField(env, (jobject)data, mqj.hdl, 0);
-        (*env)->DeleteGlobalRef(env, (jobject)data);
+        if (c->live)
+            mqj_view_end_live(env, c);
+        (*env)->SetLongField(env, c->self, mqj.hdl, 0);
+        (*env)->DeleteGlobalRef(env, c->self);
+        if (c->view)
+            (*env)->DeleteGlobalRef(env, c->view);
     }
+    free(c);
 }
 
 static int
 attach(JNIEnv *env, jobject self, MqContextC *ctx)
 {
-    jobject g = (*env)->NewGlobalRef(env, self);
-    if (!g)
+    mqj_ctx *c = calloc(1, sizeof *c);
+    if (!c || !(c->self = (*env)->NewGlobalRef(env, self))) {
+        free(c);
+        mqj_throw(env, MK_ERR_MEMORY, "MqContextC: out of memory");
         return 0;
-    MqContextSetUserData(ctx, g);
-    MqContextSetDestroyCallback(ctx, ctx_destroyed, g);
+    }
+    MqContextSetUserData(ctx, c);
+    MqContextSetDestroyCallback(ctx, ctx_destroyed, c);
     (*env)->SetLongField(env, self, mqj.hdl, (jlong)(intptr_t)ctx);
     return 1;
 }
@@ -117,14 +126,15 @@ mqj_delete_MqContextC(JNIEnv *env, jobject self)
 static jobject
 object_of(JNIEnv *env, MqContextC *ctx)
 {
-    jobject o = MqContextGetUserData(ctx), n;
-    if (o)
-        return o;
+    mqj_ctx *c = MqContextGetUserData(ctx);
+    jobject n;
+    if (c)
+        return c->self;
     if (!(n = (*env)->AllocObject(env, mqj.ctx)))
         return NULL;
     attach(env, n, ctx);
     (*env)->DeleteLocalRef(env, n);
-    return MqContextGetUserData(ctx);
+    return (c = MqContextGetUserData(ctx)) ? c->self : NULL;
 }
 
 jobject
@@ -142,10 +152,76 @@ typedef struct {
     int noarg, scope;
 } mqj_cb;
 
+/* The callables' own Call method per class, found once: GetMethodID is a
+ * symbol-table search (five per server instance in the perfserver's
+ * ServerSetup: 5.5 % of its CHILD server time, measured), and a call through the interface's method ID
+ * searches the class's itable every time (the floor 7 % slower, measured).
+ * Lambdas of one call site share a class, so the table stays small; entries
+ * below own_count are complete (published with a release store), a full
+ * table falls back to the interface's ID.  A class in the table stays
+ * loaded (at most OWN_MAX of them). */
+enum { OWN_MAX = 64 };
+static struct {
+    jclass cls; /* global reference */
+    jmethodID mid;
+    int noarg;
+} own[OWN_MAX];
+static int own_count;
+static pthread_mutex_t own_lock = PTHREAD_MUTEX_INITIALIZER;
+/* A ServerSetup registers the same callables in the same order for every
+ * instance: the entry after the last one found is tried first. */
+static __thread int own_next __attribute__((tls_model("initial-exec")));
+
+static int
+own_find(JNIEnv *env, jclass cls, int from, int to)
+{
+    int hint = own_next;
+    int i = hint >= from && hint < to && (*env)->IsSameObject(env, cls, own[hint].cls) ? hint : -1;
+    for (int j = from; i < 0 && j < to; j++)
+        if (j != hint && (*env)->IsSameObject(env, cls, own[j].cls))
+            i = j;
+    if (i >= 0)
+        own_next = i + 1;
+    return i;
+}
+
+/* cb's method ID and form for fn's class: from the table, or looked up and
+ * added to it. */
+static void
+own_method(JNIEnv *env, jobject fn, mqj_cb *cb)
+{
+    jclass cls = (*env)->GetObjectClass(env, fn);
+    int n = __atomic_load_n(&own_count, __ATOMIC_ACQUIRE), i;
+
+    if ((i = own_find(env, cls, 0, n)) >= 0) {
+        cb->mid = own[i].mid;
+        cb->noarg = own[i].noarg;
+        (*env)->DeleteLocalRef(env, cls);
+        return;
+    }
+    cb->noarg = !(*env)->IsInstanceOf(env, fn, mqj.svc);
+    cb->mid = (*env)->GetMethodID(env, cls, "Call",
+                                  cb->noarg ? "()V" : "(L" MQJ_PKG "MqContextC;)V");
+    if (!cb->mid) {
+        (*env)->ExceptionClear(env);
+        cb->mid = cb->noarg ? mqj.svc0_call : mqj.svc_call;
+    }
+    pthread_mutex_lock(&own_lock);
+    if (own_find(env, cls, n, own_count) < 0 && own_count < OWN_MAX &&
+        (own[own_count].cls = (*env)->NewGlobalRef(env, cls))) {
+        own[own_count].mid = cb->mid;
+        own[own_count].noarg = cb->noarg;
+        __atomic_store_n(&own_count, own_count + 1, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&own_lock);
+    (*env)->DeleteLocalRef(env, cls);
+}
+
 void *
 mqj_cb_new(JNIEnv *env, jobject fn, int scope, const char *name)
 {
     mqj_cb *cb;
+
     if (!fn) {
         mqj_throw(env, MK_ERR_ARGUMENT, "%s: null callback", name);
         return NULL;
@@ -155,20 +231,7 @@ mqj_cb_new(JNIEnv *env, jobject fn, int scope, const char *name)
         mqj_throw(env, MK_ERR_MEMORY, "%s: out of memory", name);
         return NULL;
     }
-    cb->noarg = !(*env)->IsInstanceOf(env, fn, mqj.svc);
-    cb->mid = cb->noarg ? mqj.svc0_call : mqj.svc_call;
-    /* The callable's own Call, found once: a call through the interface's
-     * ID searches the class's itable every time. */
-    {
-        jclass cls = (*env)->GetObjectClass(env, fn);
-        jmethodID own = (*env)->GetMethodID(env, cls, "Call",
-                                            cb->noarg ? "()V" : "(L" MQJ_PKG "MqContextC;)V");
-        (*env)->DeleteLocalRef(env, cls);
-        if (own)
-            cb->mid = own;
-        else
-            (*env)->ExceptionClear(env);
-    }
+    own_method(env, fn, cb);
     cb->scope = scope;
     return cb;
 }
@@ -225,17 +288,6 @@ error_to_ctx(JNIEnv *env, MqContextC *ctx)
     return MK_ERROR;
 }
 
-/* The message a callback read ends as it returns: its ReadBUFR view goes.
- * The library keeps ctx until the callback returns to it; its Java object
- * may have been deleted meanwhile (no user data then). */
-static void
-read_ends(JNIEnv *env, MqContextC *ctx)
-{
-    jobject self = MqContextGetUserData(ctx);
-    if (self)
-        mqj_view_end(env, self);
-}
-
 MkErrorE
 mqj_cb_call(MqContextC *ctx, void *data)
 {
@@ -254,7 +306,7 @@ mqj_cb_call(MqContextC *ctx, void *data)
         (*env)->CallVoidMethod(env, cb->fn, cb->mid, self);
     }
     if (!(*env)->ExceptionCheck(env)) {
-        read_ends(env, ctx);
+        mqj_view_end(env, ctx); /* the read ends: so does its ReadBUFR view */
         return MK_OK;
     }
     if (cb->scope == MQJ_SCOPE_ONCE) {
@@ -266,7 +318,7 @@ mqj_cb_call(MqContextC *ctx, void *data)
     } else {
         rc = error_to_ctx(env, ctx);
     }
-    read_ends(env, ctx); /* after the exception is taken: JNI allows no field access before */
+    mqj_view_end(env, ctx); /* after the exception is taken: JNI allows no field access before */
     return rc;
 }
 

@@ -15,11 +15,12 @@
 
 /* ------------------------------------------------ buffers held in Java */
 
-/* A read buffer's value goes into the Java object's fields (dtype, dval,
- * dref): an AllocObject and two or three field stores instead of a C copy,
- * a constructor call and a Cleaner registration (measured: about 2 us per
- * ReadBUF, mostly the GC's reference processing, against a round trip of
- * 30 us). */
+/* A read buffer's value goes into the fields (dtype, dval, dref) of an
+ * MkBufferC the Java side made with `new`: two or three field stores instead
+ * of a C copy, a constructor call and a Cleaner registration (measured:
+ * about 2 us per ReadBUF, mostly the GC's reference processing, against a
+ * round trip of 30 us), and instead of a JNI AllocObject (the slow
+ * allocation path: 5 % of the perfserver's BUST server time, measured). */
 static int
 value_to_java(JNIEnv *env, jobject o, MkBufferC *buf)
 {
@@ -68,46 +69,60 @@ value_to_java(JNIEnv *env, jobject o, MkBufferC *buf)
 }
 
 jobject
-mqj_from_BUF(JNIEnv *env, MkBufferC *buf)
+mqj_fill_BUF(JNIEnv *env, jobject into, MkBufferC *buf)
 {
-    jobject o;
+    MkBufferC *dup;
     int rc;
 
-    if (!buf)
-        return mqj_new(env, mqj.buf_kind, NULL, 1);
-    if (!(o = (*env)->AllocObject(env, mqj.buf)))
+    if (!buf) {
+        mqj_handle(env, NULL);
         return NULL;
-    if ((rc = value_to_java(env, o, buf)) > 0)
-        return o;
-    (*env)->DeleteLocalRef(env, o);
-    return rc < 0 ? NULL : mqj_new(env, mqj.buf_kind, MkBufferDup(buf), 1);
+    }
+    if ((rc = value_to_java(env, into, buf)) != 0)
+        return rc > 0 ? into : NULL;
+    if (!mqj_handle(env, dup = MkBufferDup(buf))) /* not a value: a C copy */
+        return NULL;
+    (*env)->CallVoidMethod(env, into, mqj.adopt, (jlong)(intptr_t)dup, (jint)mqj.buf_kind);
+    if ((*env)->ExceptionCheck(env)) {
+        MkBufferDelete(dup);
+        return NULL;
+    }
+    return into;
 }
 
-jobject
-mqj_view(JNIEnv *env, jobject ctx, MkBufferC *buf)
+jlong
+mqj_view(JNIEnv *env, MqContextC *ctx, MkBufferC *buf)
 {
-    jobject v = (*env)->GetObjectField(env, ctx, mqj.view);
+    mqj_ctx *c = MqContextGetUserData(ctx);
 
-    if (v) {
-        (*env)->SetLongField(env, v, mqj.hdl, (jlong)(intptr_t)buf);
-        return v;
+    if (!c) /* a context without its Java object: no view to end later */
+        return mqj_throw(env, MQ_ERR_LINK, "ReadBUFR: the context was deleted");
+    c->live = 1;
+    return (jlong)(intptr_t)buf;
+}
+
+/* MkObjectC.viewInit(ctx, v): the context's view, made by the Java side. */
+void JNICALL
+mqj_view_init(JNIEnv *env, jclass cls, jlong ctx, jobject v)
+{
+    mqj_ctx *c = ctx ? MqContextGetUserData((MqContextC *)(intptr_t)ctx) : NULL;
+
+    if (!c) {
+        mqj_throw(env, MQ_ERR_LINK, "ReadBUFR: the context was deleted");
+        return;
     }
-    if (!(v = mqj_new(env, mqj.buf_kind, buf, 0)))
-        return NULL;
-    (*env)->SetIntField(env, v, mqj.dtype, MQJ_VIEW);
-    (*env)->SetObjectField(env, ctx, mqj.view, v);
-    return v;
+    if (c->view)
+        (*env)->DeleteGlobalRef(env, c->view);
+    if (!(c->view = (*env)->NewGlobalRef(env, v)))
+        mqj_throw(env, MK_ERR_MEMORY, "ReadBUFR: out of memory");
 }
 
 void
-mqj_view_end(JNIEnv *env, jobject ctx)
+mqj_view_end_live(JNIEnv *env, mqj_ctx *c)
 {
-    jobject v = (*env)->GetObjectField(env, ctx, mqj.view);
-
-    if (v) {
-        (*env)->SetLongField(env, v, mqj.hdl, 0);
-        (*env)->DeleteLocalRef(env, v);
-    }
+    if (c->view)
+        (*env)->SetLongField(env, c->view, mqj.hdl, 0);
+    c->live = 0;
 }
 
 /* Store the Java-side value of o (dtype != 0) into the C buffer b. */

@@ -89,20 +89,21 @@ mqj_deleted(JNIEnv *env, jobject o, const char *fn)
     return NULL;
 }
 
-jobject
-mqj_new(JNIEnv *env, int cls, void *obj, int owned)
+/* A C call made no object: its error, or out of memory. */
+static void
+raise_no_object(JNIEnv *env)
 {
-    if (!obj) {
-        mqj_raise_kernel(env);
-        if (!(*env)->ExceptionCheck(env))
-            mqj_throw(env, MK_ERR_MEMORY, "out of memory");
-        return NULL;
-    }
-    jobject o = (*env)->NewObject(env, mqj.cls[cls], mqj.cls_init[cls], (jlong)(intptr_t)obj,
-                                  (jboolean)(owned != 0));
-    if (!o && owned)
-        mqj_classes[cls].free(obj);
-    return o;
+    mqj_raise_kernel(env);
+    if (!(*env)->ExceptionCheck(env))
+        mqj_throw(env, MK_ERR_MEMORY, "out of memory");
+}
+
+jlong
+mqj_handle(JNIEnv *env, void *obj)
+{
+    if (!obj)
+        raise_no_object(env);
+    return (jlong)(intptr_t)obj;
 }
 
 /* MkObjectC.free0(kind, hdl): the Cleaner's action and Delete()'s. */
@@ -135,15 +136,16 @@ cache(JNIEnv *env)
     jclass obj = global_class(env, "MkObjectC");
     static const JNINativeMethod object_natives[] = {
         {"free0", "(IJ)V", (void *)object_free},
+        {"viewInit", "(JL" MQJ_PKG "MkBufferC;)V", (void *)mqj_view_init},
     };
 
     if (!obj || !(mqj.hdl = (*env)->GetFieldID(env, obj, "hdl", "J")) ||
         !(mqj.dtype = (*env)->GetFieldID(env, obj, "dtype", "I")) ||
         !(mqj.dval = (*env)->GetFieldID(env, obj, "dval", "J")) ||
         !(mqj.dref = (*env)->GetFieldID(env, obj, "dref", "[B")) ||
-        !(mqj.view = (*env)->GetFieldID(env, obj, "view", "L" MQJ_PKG "MkBufferC;")) ||
         !(mqj.adopt = (*env)->GetMethodID(env, obj, "adopt", "(JI)V")) ||
-        (*env)->RegisterNatives(env, obj, object_natives, 1) != 0)
+        (*env)->RegisterNatives(env, obj, object_natives,
+                                (jint)(sizeof object_natives / sizeof *object_natives)) != 0)
         return 0;
     if (!(mqj.exc = global_class(env, "MkExceptionC")) ||
         !(mqj.exc_init = (*env)->GetMethodID(env, mqj.exc, "<init>", "(Ljava/lang/String;I)V")) ||
@@ -161,22 +163,18 @@ cache(JNIEnv *env)
         !(mqj.string = global_class(env, "java/lang/String")))
         return 0;
     mqj.cls = calloc((size_t)mqj_class_count, sizeof *mqj.cls);
-    mqj.cls_init = calloc((size_t)mqj_class_count, sizeof *mqj.cls_init);
-    if (!mqj.cls || !mqj.cls_init)
+    if (!mqj.cls)
         return 0;
     for (int i = 0; i < mqj_class_count; i++) {
         const mqj_class *c = &mqj_classes[i];
         if (!(mqj.cls[i] = global_class(env, c->name)) ||
             (*env)->RegisterNatives(env, mqj.cls[i], c->natives, c->count) != 0)
             return 0;
-        if (c->free && !(mqj.cls_init[i] = (*env)->GetMethodID(env, mqj.cls[i], "<init>", "(JZ)V")))
-            return 0;
         if (!strcmp(c->name, "MqContextC"))
             mqj.ctx = mqj.cls[i];
         if (!strcmp(c->name, "MkBufferC")) {
             mqj.buf = mqj.cls[i];
             mqj.buf_kind = i;
-            mqj.buf_init = mqj.cls_init[i];
         }
     }
     jclass mod = global_class(env, "MqLink");

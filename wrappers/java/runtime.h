@@ -4,10 +4,11 @@
  * calls only what is declared here and the C API itself.
  *
  * Every wrapper object is an org.mqlink.MkObjectC whose long field hdl holds
- * the C object (0 once it is deleted): one cached field ID reads it for
+ * the C object (0 once it is deleted): a method passes its own to its
+ * private native (mqj_self), one cached field ID reads an argument's for
  * every class.  A context's C object points back at its Java object through
- * a global reference in the user data, released by the destroy callback
- * whoever deletes the context. */
+ * its user data (an mqj_ctx holding a global reference), released by the
+ * destroy callback whoever deletes the context. */
 #ifndef MQJ_RUNTIME_H
 #define MQJ_RUNTIME_H
 
@@ -44,13 +45,10 @@ typedef struct {
     jfieldID exc_text, exc_code;
     jclass ctx;                 /* MqContextC */
     jclass buf;                 /* MkBufferC */
-    jmethodID buf_init;         /* MkBufferC(long, boolean) */
     int buf_kind;               /* its index in mqj_classes */
     jfieldID dtype, dval, dref; /* MkObjectC's Java-side value */
-    jfieldID view;              /* MkObjectC.view: a context's ReadBUFR buffer */
     jmethodID adopt;            /* MkObjectC.adopt(long, int) */
     jclass *cls;                /* mqj_classes[i], in the table's order */
-    jmethodID *cls_init;        /* their (long, boolean) constructors (plain) */
     jclass svc, svc0;           /* MqServiceIF, MqServiceNoArgIF */
     jmethodID svc_call, svc0_call;
     jclass throwable;
@@ -86,9 +84,19 @@ mqj_ptr(JNIEnv *env, jobject o, const char *fn)
     return p ? p : mqj_deleted(env, o, fn);
 }
 
-/* A new wrapper of class index cls for obj (owned: freed with the object);
- * NULL with an exception when obj is NULL or the allocation fails. */
-jobject mqj_new(JNIEnv *env, int cls, void *obj, int owned);
+/* The C object of a method's receiver, whose handle the Java method passes
+ * (java.py's wrapped: no JNI field access); NULL with an exception as
+ * mqj_ptr when it is 0. */
+static inline void *
+mqj_self(JNIEnv *env, jobject self, jlong hdl, const char *fn)
+{
+    return hdl ? (void *)(intptr_t)hdl : mqj_deleted(env, self, fn);
+}
+
+/* A new C object as the handle the Java side wraps (java.py's java_made:
+ * a Java `new` instead of a JNI NewObject); 0 with an exception when obj is
+ * NULL. */
+jlong mqj_handle(JNIEnv *env, void *obj);
 
 /* ----------------------------------------------------- argument conversion */
 
@@ -147,18 +155,37 @@ mqj_to_CTX(JNIEnv *env, jobject o, MqContextC **c, const char *fn)
 {
     return (*c = mqj_ptr(env, o, fn)) != NULL;
 }
-/* A borrowed buffer as an owned copy, safe to keep: its value held on the
- * Java side (no C object until a method needs one). */
-jobject mqj_from_BUF(JNIEnv *env, MkBufferC *buf);
-/* ReadBUFR: the context's one reusable view (MkObjectC.view, dtype
- * MQJ_VIEW), pointed at buf: no allocation and no copy per read.
- * mqj_view_end points it at nothing (its methods throw from then on): the
- * runtime calls it when a service or callback returns, before each blocking
- * call on the context (the event loop replaces the read message) and when
- * the context is deleted, so a kept view never reaches freed memory. */
+/* A borrowed buffer as an owned copy, safe to keep, in into (an MkBufferC
+ * the Java side made: java.py's java_made "fill"): its value held on the
+ * Java side (no C object until a method needs one).  into, or NULL with an
+ * exception. */
+jobject mqj_fill_BUF(JNIEnv *env, jobject into, MkBufferC *buf);
+/* A context's user data: its Java object and its ReadBUFR view, so that
+ * neither costs a JNI field access per message. */
+typedef struct {
+    jobject self; /* global reference, released by the destroy callback */
+    jobject view; /* global reference to the view, NULL until MkObjectC.viewInit */
+    int live;     /* the view points at a buffer of the current read */
+} mqj_ctx;
+/* ReadBUFR: the context's one reusable view (an MkBufferC of dtype
+ * MQJ_VIEW, made and pointed at buf by MkObjectC.view in Java): no
+ * allocation, no copy and no JNI call per read; mqj_view marks it live and
+ * returns buf's handle.  mqj_view_end points it at nothing (its methods throw
+ * from then on): the runtime calls it when a service or callback returns,
+ * before each blocking call on the context (the event loop replaces the read
+ * message) and when the context is deleted, so a kept view never reaches
+ * freed memory.  It costs nothing when no view is live. */
 enum { MQJ_VIEW = -1 };
-jobject mqj_view(JNIEnv *env, jobject ctx, MkBufferC *buf);
-void mqj_view_end(JNIEnv *env, jobject ctx);
+jlong mqj_view(JNIEnv *env, MqContextC *ctx, MkBufferC *buf);
+void JNICALL mqj_view_init(JNIEnv *env, jclass cls, jlong ctx, jobject v);
+void mqj_view_end_live(JNIEnv *env, mqj_ctx *c);
+static inline void
+mqj_view_end(JNIEnv *env, MqContextC *ctx)
+{
+    mqj_ctx *c = MqContextGetUserData(ctx);
+    if (c && c->live)
+        mqj_view_end_live(env, c);
+}
 /* The wrapper object of a context (a new local reference), null for NULL. */
 jobject mqj_from_CTX(JNIEnv *env, MqContextC *ctx);
 

@@ -207,7 +207,7 @@ TYPES = {t.name: t for t in [
                   to='{n} = mqrb_to_BUF({arg}, "{fn}");', build="mqrb_from_BUF({v})"),
          java=Col(in_="MkBufferC", out="MkBufferC", sig="Lorg/mqlink/MkBufferC;", jni="jobject",
                   local=("MkBufferC *{n}_p",), args=("{n}_p",),
-                  to='mqj_to_BUF(env, {n}, &{n}_p, "{fn}")', value="mqj_from_BUF(env, {v})")),
+                  to='mqj_to_BUF(env, {n}, &{n}_p, "{fn}")', value="mqj_fill_BUF(env, into, {v})")),
     Type("CTX", (IN, RET), c_in=[("value", "MqContextC *")], c_ret="MqContextC *",
          cxx=Col(param="MqContextC &", args=("{n}.Ptr()",), value="MqContextC *",
                  wrap="detail::context_of({v})"),

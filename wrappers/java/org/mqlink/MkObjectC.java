@@ -28,11 +28,12 @@ public abstract class MkObjectC implements AutoCloseable {
     long dval;
     byte[] dref;
     /*
-     * A context's ReadBUFR buffer: one MkBufferC per context that the JNI
-     * library points at each borrowed read (hdl, not owned) and at nothing
-     * (hdl 0, dtype -1: its methods throw) when the read ends.
+     * A context's ReadBUFR buffer: one MkBufferC per context (dtype -1),
+     * pointed here at each borrowed read (hdl, not owned, a plain field store
+     * instead of a JNI call) and at nothing (hdl 0: its methods throw) by the
+     * JNI library when the read ends.
      */
-    MkBufferC view;
+    private MkBufferC view;
 
     /** A context: the JNI library sets hdl and its destroy callback clears it. */
     MkObjectC() {
@@ -73,7 +74,22 @@ public abstract class MkObjectC implements AutoCloseable {
         return hdl != 0 || dtype > 0;
     }
 
+    /** ReadBUFR's result: this context's view pointed at the C buffer p. */
+    final MkBufferC view(long p) {
+        MkBufferC v = view;
+        if (v == null) {
+            v = new MkBufferC(0, false);
+            v.dtype = -1;
+            viewInit(hdl, v); // the JNI library keeps it, to end it
+            view = v;
+        }
+        v.hdl = p;
+        return v;
+    }
+
     static native void free0(int kind, long hdl);
+
+    private static native void viewInit(long ctx, MkBufferC v);
 
     /** The Cleaner's action: holds only the handle, never the object. */
     private static final class Free implements Runnable {
