@@ -185,6 +185,16 @@ if [ -e "$top_builddir/wrappers/tcl/libmqlinktcl.so" ]; then
             TCLLIBPATH="$root$prefix/lib/tcl" installed_from "${TCLSH:-tclsh}"
     }
     check "tcl: TCLLIBPATH=PREFIX/lib/tcl, package require mqlink" tcl_require
+    tcl_no_search() { # the installed perfserver.tcl registers the package itself
+        mkdir -p "$tmp/tclpath/other" &&
+            echo "close [open {$tmp/searched} w]" >"$tmp/tclpath/other/pkgIndex.tcl" &&
+            sed "s|$libdir/tcl|$root$libdir/tcl|g" "$root$prefix/share/mqlink/perfserver.tcl" \
+                >"$tmp/perfserver.tcl" &&
+            TCLLIBPATH="$tmp/tclpath" "${TCLSH:-tclsh}" "$tmp/perfserver.tcl" --version || return 1
+        [ ! -e "$tmp/searched" ] || { echo "package require searched auto_path"; return 1; }
+    }
+    check "tcl: the installed perfserver.tcl loads mqlink without Tcl's package search" \
+        tcl_no_search
 fi
 if [ -e "$top_builddir/wrappers/ruby/mqlink.so" ]; then
     rb_require() {

@@ -2,8 +2,8 @@
 # and perffloor-tcl, its tests; included from wrappers/local.mk.
 #
 # Installed as $(libdir)/tcl/mqlink/{libmqlinktcl.so,pkgIndex.tcl}: tclsh
-# finds it with TCLLIBPATH=$(libdir)/tcl (perfserver.tcl adds the directory
-# to auto_path itself).  The build tree has the same pair in wrappers/tcl/.
+# finds it with TCLLIBPATH=$(libdir)/tcl (perfserver.tcl sources that
+# pkgIndex.tcl itself).  The build tree has the same pair in wrappers/tcl/.
 
 EXTRA_DIST += wrappers/tcl/perfserver.tcl wrappers/tcl/pkgIndex.tcl.in \
 	wrappers/tcl/buffer_test.tcl \
@@ -51,10 +51,14 @@ wrappers/tcl/pkgIndex.tcl: $(top_srcdir)/wrappers/tcl/pkgIndex.tcl.in Makefile
 	$(AM_V_GEN)$(MKDIR_P) wrappers/tcl && \
 	  sed -e 's|%VERSION%|$(PACKAGE_VERSION)|' $< > $@
 
-# The perfserver as installed: it finds the installed package by itself.
-wrappers/tcl/inst/perfserver.tcl: $(top_srcdir)/wrappers/tcl/perfserver.tcl
+# The perfserver as installed: it registers the installed package itself
+# (sources its pkgIndex.tcl), so `package require` skips Tcl's search of
+# every directory on auto_path — most of what loading the binding costs a
+# start (README.md, Tcl).
+wrappers/tcl/inst/perfserver.tcl: $(top_srcdir)/wrappers/tcl/perfserver.tcl Makefile
 	$(AM_V_GEN)$(MKDIR_P) wrappers/tcl/inst && \
-	  sed -e 's|^# @MQLINK_TCLLIB@|lappend auto_path {$(libdir)/tcl}|' $< > $@
+	  sed -e 's|^# @MQLINK_TCLLIB@|apply {dir {source [file join $$dir pkgIndex.tcl]}} {$(tclpkgdir)}|' \
+	  $< > $@
 
 # C calling the empty service through Tcl_EvalObjv: the one-way floor.
 bin_PROGRAMS += wrappers/tcl/perffloor-tcl
