@@ -171,7 +171,7 @@ while IFS='|' read -r name label check cmd modes floor bare load; do
     LANG_MODES[$name]=$(echo $modes)
     SCRIPT[$name]=$check
     FLOOR[$name]=$(echo ${floor//@INST@/$INST})
-    BARE[$name]=$(trim "$bare") LOAD[$name]=$(trim "$load")
+    BARE[$name]=$(trim "${bare//@INST@/$INST}") LOAD[$name]=$(trim "$load")
 done <"$HERE/languages.tab"
 [ ${#LANGS[@]} -gt 0 ] || die "no language installed in $INST"
 THREADS=$("$LIMIT" --features | sed -n 's/^threads=//p')

@@ -11,6 +11,7 @@ EXTRA_DIST += \
 	wrappers/java/org/mqlink/MqNative.java.in \
 	wrappers/java/PerfServer.java \
 	wrappers/java/BaselineJava.java \
+	wrappers/java/EmptyMain.java \
 	wrappers/java/BindingTest.java \
 	wrappers/java/binding_test.sh \
 	tests/interop/JavaClient.java \
@@ -51,13 +52,16 @@ wrappers/java/mqlink.jar: wrappers/java/gen/classes.stamp wrappers/java/gen/org/
 	  $(MQJ_JAVAC) -d wrappers/java/classes $(MQJ_HAND) wrappers/java/gen/org/mqlink/*.java && \
 	  $(JAR) cf $@ -C wrappers/java/classes .
 
-# perfserver.jar: the perfserver (Main-Class) and the JDK baseline, finding
-# mqlink.jar where it is installed (share/java beside share/mqlink).
+# perfserver.jar: the perfserver (Main-Class), the JDK baseline and the
+# empty main of the bare JVM start, finding mqlink.jar where it is installed
+# (share/java beside share/mqlink).
 wrappers/java/perfserver.jar: $(top_srcdir)/wrappers/java/PerfServer.java \
-		$(top_srcdir)/wrappers/java/BaselineJava.java wrappers/java/mqlink.jar
+		$(top_srcdir)/wrappers/java/BaselineJava.java \
+		$(top_srcdir)/wrappers/java/EmptyMain.java wrappers/java/mqlink.jar
 	$(AM_V_GEN)rm -rf wrappers/java/perfclasses && $(MKDIR_P) wrappers/java/perfclasses && \
 	  $(MQJ_JAVAC) -cp wrappers/java/mqlink.jar -d wrappers/java/perfclasses \
-	    $(top_srcdir)/wrappers/java/PerfServer.java $(top_srcdir)/wrappers/java/BaselineJava.java && \
+	    $(top_srcdir)/wrappers/java/PerfServer.java $(top_srcdir)/wrappers/java/BaselineJava.java \
+	    $(top_srcdir)/wrappers/java/EmptyMain.java && \
 	  printf 'Main-Class: PerfServer\nClass-Path: ../java/mqlink.jar\n' > wrappers/java/perfserver.mf && \
 	  $(JAR) cfm $@ wrappers/java/perfserver.mf -C wrappers/java/perfclasses .
 
