@@ -68,6 +68,19 @@ value_to_java(JNIEnv *env, jobject o, MkBufferC *buf)
     return 1;
 }
 
+/* The Java buffer o takes b as its own C object (freed with it); on an
+ * exception b is freed here and 0 returned. */
+static int
+adopt(JNIEnv *env, jobject o, MkBufferC *b)
+{
+    (*env)->CallVoidMethod(env, o, mqj.adopt, (jlong)(intptr_t)b, (jint)mqj.buf_kind);
+    if ((*env)->ExceptionCheck(env)) {
+        MkBufferDelete(b);
+        return 0;
+    }
+    return 1;
+}
+
 jobject
 mqj_fill_BUF(JNIEnv *env, jobject into, MkBufferC *buf)
 {
@@ -82,12 +95,7 @@ mqj_fill_BUF(JNIEnv *env, jobject into, MkBufferC *buf)
         return rc > 0 ? into : NULL;
     if (!mqj_handle(env, dup = MkBufferDup(buf))) /* not a value: a C copy */
         return NULL;
-    (*env)->CallVoidMethod(env, into, mqj.adopt, (jlong)(intptr_t)dup, (jint)mqj.buf_kind);
-    if ((*env)->ExceptionCheck(env)) {
-        MkBufferDelete(dup);
-        return NULL;
-    }
-    return into;
+    return adopt(env, into, dup) ? into : NULL;
 }
 
 jlong
@@ -225,12 +233,7 @@ mqj_buf_materialize(JNIEnv *env, jobject o, jint dtype)
         MkBufferDelete(b);
         return NULL;
     }
-    (*env)->CallVoidMethod(env, o, mqj.adopt, (jlong)(intptr_t)b, (jint)mqj.buf_kind);
-    if ((*env)->ExceptionCheck(env)) {
-        MkBufferDelete(b);
-        return NULL;
-    }
-    return b;
+    return adopt(env, o, b) ? b : NULL;
 }
 
 /* ----------------------------------------------------------------- strings */
