@@ -386,9 +386,9 @@ shrink(mqi_conn *c)
     b->cap = READ_CHUNK;
 }
 
-/* A link's first read goes to the stack, and the buffer is allocated only
- * when bytes came: a parent that ends right after its handshake reads just
- * its peer's close and never allocates one. */
+/* A link's first read goes to the stack and the buffer is allocated after
+ * it (also when it found nothing yet), so a parent that ends right after its
+ * handshake — its first read meets the peer's close — never allocates one. */
 static MkErrorE
 fill_first(mqi_conn *c, int flags)
 {
