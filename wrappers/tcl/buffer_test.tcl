@@ -214,6 +214,17 @@ case "a subclass of MqContextC with a constructor of its own" {
     $o Delete
 }
 
+case "a context subclass overriding a C method: my reaches the override" {
+    oo::class create Prefixed {
+        superclass MqContextC
+        method ConfigSetName {n} { next "p-$n" }
+        method name {v} { my ConfigSetName $v; my ConfigGetName }
+    }
+    set o [Prefixed new]
+    check {[$o name x] eq "p-x"} "my ConfigSetName: [$o name x]"
+    $o Delete
+}
+
 case "a configuration file read through MqConfigFileC" {
     set f [file join [expr {[info exists ::env(TMPDIR)] ? $::env(TMPDIR) : "/tmp"}] mqtcl-[pid].cfg]
     set fh [open $f w]

@@ -145,6 +145,14 @@ method_names_init(void)
     Tcl_MutexUnlock(&method_names_lock);
 }
 
+/* The index of the method called name in class cls's table, or -1. */
+static int
+method_find(int cls, const char *name)
+{
+    Tcl_HashEntry *e = Tcl_FindHashEntry(&method_names[cls], name);
+    return e ? (int)(intptr_t)Tcl_GetHashValue(e) : -1;
+}
+
 /* The index of word's method in self's class's table, or -1.  A service
  * names the same literal words on every call, so the interpreter's cache
  * (per class, by the word's address) answers most lookups with a pointer
@@ -155,24 +163,22 @@ method_index(mqtcl_obj *self, Tcl_Obj *word)
 {
     mqtcl_word *w = &self->words[((uintptr_t)word >> 4) % MQTCL_WORDS];
     const char *name = Tcl_GetString(word);
-    Tcl_HashEntry *e;
+    int i;
 
     if (w->word == word && strcmp(name, mqtcl_classes[self->cls].methods[w->index].name) == 0)
         return w->index;
-    if (!(e = Tcl_FindHashEntry(&method_names[self->cls], name)))
-        return -1;
-    w->word = word;
-    w->index = (int)(intptr_t)Tcl_GetHashValue(e);
-    return w->index;
+    if ((i = method_find(self->cls, name)) >= 0)
+        w->word = word, w->index = i;
+    return i;
 }
 
-/* A context's `my`: the class's C methods straight from the static table,
- * anything else (the user's methods, `my variable`, an override) through
- * TclOO's own `my`. */
+/* `WORD args...` on self, for its fast command (a context's `my`, a plain
+ * object's object command): the class's C method named WORD straight from
+ * the static table, anything else (the user's methods, `my variable`, an
+ * override, destroy) through TclOO's procedure behind that command. */
 static int
-fast_my(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
+dispatch(mqtcl_obj *self, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 {
-    mqtcl_obj *self = cd;
     const mqtcl_method *t = mqtcl_classes[self->cls].methods;
     int i;
 
@@ -183,6 +189,13 @@ fast_my(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
         return t[i].fn(interp, self, objc - 2, objv + 2);
     }
     return self->oo_my(self->oo_my_data, interp, objc, objv);
+}
+
+/* A context's `my`. */
+static int
+fast_my(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
+{
+    return dispatch(cd, interp, objc, objv);
 }
 
 mqtcl_obj *
@@ -228,19 +241,12 @@ object_cmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 {
     Tcl_Object o = cd;
     mqtcl_obj *self = last_obj.o == o ? last_obj.self : mqtcl_self(o);
-    int i;
 
     if (!self) /* not set up yet, or going: TclOO says what it is */
         return Tcl_GetObjectFromObj(interp, objv[0]) ? not_ready(interp, NULL, "object") : TCL_ERROR;
     last_obj.o = o;
     last_obj.self = self;
-    if (objc >= 2 && (i = method_index(self, objv[1])) >= 0) {
-        const mqtcl_method *m = &mqtcl_classes[self->cls].methods[i];
-        if (!self->c)
-            return not_ready(interp, self, m->name);
-        return m->fn(interp, self, objc - 2, objv + 2);
-    }
-    return self->oo_my(self->oo_my_data, interp, objc, objv);
+    return dispatch(self, interp, objc, objv);
 }
 
 /* `rename $obj {}` destroys the object, as for any TclOO object. */
@@ -320,9 +326,8 @@ overrides(Tcl_Interp *interp, mqtcl_state *st, mqtcl_obj *self)
     ov = (unsigned char *)ckalloc(n + 1);
     memset(ov, 0, n + 1);
     for (int k = 1; k < c; k++) {
-        int i;
-        if (Tcl_GetIndexFromObjStruct(NULL, v[k], t, sizeof *t, "method", TCL_EXACT, &i) ==
-            TCL_OK)
+        int i = method_find(self->cls, Tcl_GetString(v[k]));
+        if (i >= 0)
             ov[i] = 1;
     }
     Tcl_SetHashValue(e, ov);
