@@ -55,6 +55,9 @@ $2 ~ /^ops\/s=/ && target != "" {
 
 # Whether target t has a section for mode m.
 function shown(t, m) { return !(m in OPTIONAL) || ((t, m) in HAVE_MODE) }
+# a chart panel only where a language ran: gnuplot refuses a panel with no
+# figure at all (a run of some modes only, PERF_ARGS=c_pipe)
+function charted(t, m) { return (t, m) in HAVE_MODE }
 
 function spaces(n,    s) { while (n-- > 0) s = s " "; return s }
 function center(s, w,    l) {
@@ -208,7 +211,7 @@ function plot_data(t, m, S, ns,    f, s, i, c, v) {
 function nlangs_of(t,    i, n) { for (i = 1; i <= nlangs; i++) n += ((t, LANG[i]) in HAVE_LANG); return n }
 
 function plot_script(t, ncol,    g, i, n) {
-    for (i = 1; i <= nmodes; i++) n += shown(t, MODES[i])
+    for (i = 1; i <= nmodes; i++) n += charted(t, MODES[i])
     g = plotdir "/plot.gp"
     print "set termoption noenhanced" > g
     print "set multiplot layout " int((n + 1) / 2) ",2 title 'mqlink performance, " t ", " DATE[t] " (operations/s, log scale)'" >> g
@@ -217,7 +220,7 @@ function plot_script(t, ncol,    g, i, n) {
     print "set logscale y; set yrange [1:*]; set grid y; set datafile missing 'na.'" >> g
     print "set key top right font ',8'; set xtics nomirror" >> g
     for (i = 1; i <= nmodes; i++) {
-        if (!shown(t, MODES[i])) continue
+        if (!charted(t, MODES[i])) continue
         print "set title '" MODES[i] "'" >> g
         print "plot for [c=2:" ncol + 1 "] '" plotdir "/" MODES[i] ".dat' using c:xtic(1) title columnheader(c)" >> g
     }

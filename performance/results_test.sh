@@ -32,7 +32,7 @@ every_section() { # every_section FILE MODES...: L, R and A rows complete
 }
 changed_lines() { [ "$(diff "$1" "$2" | grep -c '^>')" = "$3" ]; }
 
-echo "1..28"
+echo "1..29"
 fresh full; run full --no-png
 check "table of a complete run matches the recorded one" \
     diff -u "$DATA/expected_total_link.perf" "$TMP/full/total_link.perf"
@@ -200,6 +200,20 @@ if command -v gnuplot >/dev/null 2>&1; then
     check "the chart is a PNG" sh -c "head -c 4 '$TMP/png/total_link.png' | grep -q PNG"
 else
     check "the chart is a PNG # SKIP gnuplot not installed" true
+fi
+# A run of one mode (PERF_ARGS=c_pipe): the table keeps every section, the
+# chart only the mode that has figures (an empty panel failed gnuplot).
+fresh partial
+find "$TMP/partial" -name '*.perf' ! -name '*_pipe.perf' -exec rm {} +
+if command -v gnuplot >/dev/null 2>&1; then
+    run partial
+    partial_chart() {
+        cat "$TMP/partial.err"
+        head -c 4 "$TMP/partial/total_link.png" | grep -q PNG && ! grep -q 'gnuplot failed' "$TMP/partial.err"
+    }
+    check "a run of one mode is charted without the empty modes" partial_chart
+else
+    check "a run of one mode is charted # SKIP gnuplot not installed" true
 fi
 
 mkdir -p "$TMP/empty"
