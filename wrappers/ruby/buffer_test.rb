@@ -134,6 +134,30 @@ test "CreateTLS gives a thread the same object on every call, allocating nothing
   check n < 10, "#{n} objects for 100 calls"
 end
 
+test "copies' C buffers are recycled, each with its own new value; large ones are freed" do
+  pooled = -> { Mqlink.__send__(:buffers_pooled) }
+  s = MkBufferStreamC.new
+  s.WriteI32(7)
+  s.WriteSTR("short")
+  a = s.ReadBUF
+  n = pooled.()
+  a.Delete
+  check pooled.() == n + 1, "Delete gives the C buffer back"
+  b = s.ReadBUF
+  check pooled.() == n && b.GetSTR == "short" && b.GetType == MK_TYPE_STR, "reused with its value"
+  200.times { s.PosToStart; s.ReadBUF; s.ReadBUF }
+  GC.start
+  n = pooled.()
+  check n >= 150, "#{n} buffers back from 400 collected copies"
+  big = MkBufferStreamC.new
+  big.WriteBIN("x" * 1000)
+  copies = Array.new(100) { big.PosToStart; big.ReadBUF }
+  check copies.all? { |c| c.GetBIN == "x" * 1000 } && pooled.() == n - 100
+  copies = nil
+  GC.start
+  check pooled.() < n - 80, "#{pooled.()} pooled: a large value's buffer is freed, not kept"
+end
+
 test "a deleted object raises MkExceptionC instead of touching freed memory" do
   b = MkBufferC.Create
   b.Delete

@@ -226,14 +226,6 @@ mqrb_argv_done(mqrb_argv *a)
 /* ----------------------------------------------------------------- results */
 
 VALUE
-mqrb_from_BUF(MkBufferC *buf)
-{
-    if (!buf)
-        return mqrb_plain_wrap(mqrb_cMkBufferC, &mqrb_MkBufferC_type, MkBufferCreate(), 1);
-    return mqrb_plain_wrap(mqrb_cMkBufferC, &mqrb_MkBufferC_type, MkBufferDup(buf), 1);
-}
-
-VALUE
 mqrb_from_CTX(MqContextC *ctx)
 {
     void *v = ctx ? MqContextGetUserData(ctx) : NULL;

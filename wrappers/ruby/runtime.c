@@ -322,6 +322,7 @@ exc_initialize(int argc, VALUE *argv, VALUE self)
 
 void mqrb_callback_init(VALUE module);
 void mqrb_convert_init(void);
+void mqrb_bufpool_init(VALUE module);
 
 RUBY_FUNC_EXPORTED void
 Init_mqlink(void)
@@ -348,4 +349,5 @@ Init_mqlink(void)
     mqrb_convert_init();
     mqrb_glue_init(mqrb_mMqlink, mqrb_cMqContextC);
     mqrb_callback_init(mqrb_mMqlink);
+    mqrb_bufpool_init(mqrb_mMqlink);
 }

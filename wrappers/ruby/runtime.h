@@ -213,8 +213,13 @@ mqrb_from_BIN(const void *data, size_t size)
     return rb_str_new((const char *)data, (long)size);
 }
 /* A new MkBufferC holding a copy of buf (borrowed from a stream, list or
- * context): safe to keep. */
+ * context): safe to keep (bufpool.c). */
 VALUE mqrb_from_BUF(MkBufferC *buf);
+/* The C buffers of MkBufferC objects, recycled (bufpool.c): a new empty
+ * buffer (NULL when out of memory), and the release of one (the object's
+ * dfree, Delete).  With the GVL held. */
+MkBufferC *mqrb_buf_create(void);
+void mqrb_buf_delete(MkBufferC *buf);
 /* The Ruby object of ctx, or nil. */
 VALUE mqrb_from_CTX(MqContextC *ctx);
 

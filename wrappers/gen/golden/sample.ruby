@@ -90,7 +90,7 @@ static void
 MkBufferC_free(void *p)
 {
     if (mqrb_plain_owned(p))
-        MkBufferDelete(p);
+        mqrb_buf_delete(p);
 }
 
 /* WB_PROTECTED: the object holds no Ruby reference, so there is no
@@ -111,7 +111,7 @@ static VALUE
 MkBufferC_initialize(VALUE self)
 {
     if (!rb_check_typeddata(self, &mqrb_MkBufferC_type)) {
-        void *obj = MkBufferCreate();
+        void *obj = mqrb_buf_create();
         if (!obj)
             rb_memerror();
         RTYPEDDATA_DATA(self) = obj;
@@ -123,14 +123,14 @@ MkBufferC_initialize(VALUE self)
 static VALUE
 MkBufferC_Create(VALUE self)
 {
-    return mqrb_plain_wrap(self, &mqrb_MkBufferC_type, MkBufferCreate(), 1);
+    return mqrb_plain_wrap(self, &mqrb_MkBufferC_type, mqrb_buf_create(), 1);
 }
 
 /* Free the buffer. */
 static VALUE
 MkBufferC_Delete(VALUE self)
 {
-    mqrb_plain_delete(self, &mqrb_MkBufferC_type, (void (*)(void *))MkBufferDelete);
+    mqrb_plain_delete(self, &mqrb_MkBufferC_type, (void (*)(void *))mqrb_buf_delete);
     return Qnil;
 }
 

@@ -15,6 +15,15 @@ from .text import arg_text, banner, c_locals, c_string, col
 
 LANG = "ruby"
 
+# MkBufferC's C buffers come from and go back to the runtime's free list
+# (wrappers/ruby/bufpool.c): each ReadBUF copy is a new object, and the GC
+# frees them a page at a time.
+RUNTIME_ALLOC = {"MkBufferCreate": "mqrb_buf_create", "MkBufferDelete": "mqrb_buf_delete"}
+
+
+def alloc(cfunc):
+    return RUNTIME_ALLOC.get(cfunc, cfunc)
+
 
 def variadic(plan):
     """Fixed arity (the fast path: Ruby passes the arguments as C
@@ -122,7 +131,7 @@ class FuncGlue:
 
     def call_and_return(self):
         p, r = self.plan, self.plan.result
-        call = "%s(%s)" % (p.cfunc, ", ".join(self.c_args()))
+        call = "%s(%s)" % (alloc(p.cfunc), ", ".join(self.c_args()))
         if r.kind == "object":
             if p.cls.plain and p.kind == "ctor" and not r.owned:
                 # the thread's object (CreateTLS): its wrapper is reused too
@@ -139,7 +148,7 @@ class FuncGlue:
         if r.kind == "delete":
             if p.cls.plain:
                 self.w("    mqrb_plain_delete(self, &mqrb_%s_type, (void (*)(void *))%s);"
-                       % (p.cls.name, p.cfunc))
+                       % (p.cls.name, alloc(p.cfunc)))
             else:
                 self.w("    mqrb_ctx_delete(self);")
             self.w("    return Qnil;")
@@ -205,7 +214,7 @@ def plain_type(out, k):
         "%s_free(void *p)" % k.name,
         "{",
         "    if (mqrb_plain_owned(p))",
-        "        %s(p);" % k.free,
+        "        %s(p);" % alloc(k.free),
         "}",
         "",
         "/* WB_PROTECTED: the object holds no Ruby reference, so there is no",
@@ -226,7 +235,7 @@ def plain_type(out, k):
         "%s_initialize(VALUE self)" % k.name,
         "{",
         "    if (!rb_check_typeddata(self, &mqrb_%s_type)) {" % k.name,
-        "        void *obj = %s();" % create.cfunc,
+        "        void *obj = %s();" % alloc(create.cfunc),
         "        if (!obj)",
         "            rb_memerror();",
         "        RTYPEDDATA_DATA(self) = obj;",
