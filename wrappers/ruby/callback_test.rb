@@ -128,6 +128,26 @@ test "a deleted context raises; a child whose parent went raises on its next cal
   check e.message == "SendSTART: the object was deleted", e.message
 end
 
+test "a deleted context's wrapper is freed in the sweep and still raises as a deleted context" do
+  swept = ->(x) { Mqlink.__send__(:freed_in_sweep, x) }
+  x = MqContextC.new
+  check !swept.(x), "a live context is deleted by a finalizer"
+  x.Delete
+  check swept.(x), "only its struct is left"
+  check x.is_a?(MqContextC)
+  e = raises(MkExceptionC) { x.SendSTART() }
+  check e.message == "SendSTART: the object was deleted", e.message
+  e = raises(MkExceptionC) { c.ProxyItem(x) }
+  check e.message == "ProxyItem: the object was deleted", e.message
+  x.Delete
+  GC.stress = true
+  begin
+    5.times { MqContextC.new.Delete }
+  ensure
+    GC.stress = false
+  end
+end
+
 test "--thread is refused with MkExceptionC, nothing started" do
   s = MqContextC.new
   e = raises(MkExceptionC) { s.LinkCreate(["--uds", "--file", "/tmp/mqrb-no", "--thread"]) }

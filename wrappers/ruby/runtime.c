@@ -164,17 +164,6 @@ mqrb_view_end(VALUE self)
     view_end(RTYPEDDATA_DATA(self));
 }
 
-/* Runs at the start of MqContextDelete, whoever calls it, with the GVL
- * (callback.c takes it when the library calls without). */
-static void
-ctx_destroyed(MqContextC *ctx, void *data)
-{
-    mqrb_ctx *o = data;
-    MqContextSetUserData(ctx, NULL);
-    o->obj = NULL;
-    view_end(o);
-    mqrb_keep_del(&o->lib);
-}
 
 void mqrb_ctx_destroyed_cb(MqContextC *ctx, void *data);
 
@@ -204,6 +193,29 @@ ctx_size(const void *p)
  * the sweep. */
 const rb_data_type_t mqrb_ctx_type = {
     "Mqlink::MqContextC", {ctx_mark, ctx_free, ctx_size}, NULL, NULL, 0};
+
+/* The type of a wrapper whose context was deleted: only its struct is left
+ * to free, which the sweep does at once; a deferred finalizer costs ~330
+ * instructions, once per child and per parent instance a server serves.
+ * Its parent is the context type, so every check still takes it for a
+ * context (and raises that it was deleted). */
+static const rb_data_type_t ctx_deleted_type = {
+    "Mqlink::MqContextC", {ctx_mark, RUBY_TYPED_DEFAULT_FREE, ctx_size}, &mqrb_ctx_type, NULL,
+    RUBY_TYPED_FREE_IMMEDIATELY};
+
+/* Runs at the start of MqContextDelete, whoever calls it, with the GVL
+ * (callback.c takes it when the library calls without); the wrapper is
+ * alive (ctx_free unhooks this first). */
+static void
+ctx_destroyed(MqContextC *ctx, void *data)
+{
+    mqrb_ctx *o = data;
+    MqContextSetUserData(ctx, NULL);
+    o->obj = NULL;
+    view_end(o);
+    mqrb_keep_del(&o->lib);
+    RTYPEDDATA(o->self)->type = &ctx_deleted_type;
+}
 
 static void
 ctx_attach(mqrb_ctx *o, VALUE self, MqContextC *ctx)
@@ -318,6 +330,17 @@ exc_initialize(int argc, VALUE *argv, VALUE self)
     return self;
 }
 
+/* Mqlink.freed_in_sweep(obj) (private, for the tests): whether the GC frees
+ * obj in its sweep, without a deferred finalizer. */
+static VALUE
+freed_in_sweep(VALUE self, VALUE obj)
+{
+    return RB_TYPE_P(obj, T_DATA) && RTYPEDDATA_P(obj) &&
+                   (RTYPEDDATA_TYPE(obj)->flags & RUBY_TYPED_FREE_IMMEDIATELY)
+               ? Qtrue
+               : Qfalse;
+}
+
 /* ------------------------------------------------------------------ module */
 
 void mqrb_callback_init(VALUE module);
@@ -341,6 +364,8 @@ Init_mqlink(void)
     rb_define_method(mqrb_cMqContextC, "initialize", ctx_initialize, -1);
     rb_define_method(mqrb_cMqContextC, "ConfigSetServerSetup",
                      mqrb_rt_MqContextC_ConfigSetServerSetup, -1);
+    rb_define_private_method(rb_singleton_class(mqrb_mMqlink), "freed_in_sweep", freed_in_sweep,
+                             1);
 
     /* The keep list is marked through one object the VM never frees. */
     keep = TypedData_Wrap_Struct(rb_cObject, &keep_type, &keep_head);
