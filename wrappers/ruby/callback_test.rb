@@ -68,6 +68,21 @@ test "a callable that is none raises TypeError; a bad token raises ArgumentError
   raises(TypeError) { c.SendEND_AND_CALLBACK("ECHO", 42) }
   raises(ArgumentError) { c.SendEND_AND_CALLBACK("TOOLONG") { } }
   raises(ArgumentError) { c.ServiceCreate("ECHO") }
+  raises(ArgumentError) { c.ServiceCreate("ECHO", :x) { } }
+  raises(ArgumentError, /not 4 characters/) { c.ServiceCreate("ÄBCD", :x) }
+  raises(ArgumentError, /not 4 characters/) { c.ServiceCreate("ABC", :x) }
+  raises(ArgumentError, /NUL/) { c.ServiceCreate("AB\0D", :x) }
+  raises(TypeError) { c.ServiceCreate(:ECHO, :x) }
+end
+
+test "a token is 4 bytes of UTF-8 in any encoding that converts" do
+  s = MqContextC.new
+  ["TOKA", "TOKB".b, "TOKC".encode("US-ASCII"), "TOKD".encode("UTF-16LE")].each do |t|
+    s.ServiceCreate(t, :x)
+  end
+  check %w[TOKA TOKB TOKC TOKD].all? { |t| s.ServiceDelete(t).nil? }
+  raises(ArgumentError, /not 4 characters/) { s.ServiceCreate("TOK".encode("UTF-16LE"), :x) }
+  s.Delete
 end
 
 test "a failed registration keeps nothing, a successful one keeps its callable until the call" do

@@ -9,7 +9,7 @@
 #include "runtime.h"
 
 static rb_encoding *utf8;
-static int utf8_index;
+static int utf8_index, ascii_index;
 static void listener(mqrb_argv *a, const char *fn);
 static VALUE argv0; /* $PROGRAM_NAME as the C argv[0], frozen */
 
@@ -18,6 +18,7 @@ mqrb_convert_init(void)
 {
     utf8 = rb_utf8_encoding();
     utf8_index = rb_utf8_encindex();
+    ascii_index = rb_usascii_encindex();
 }
 
 void
@@ -108,7 +109,18 @@ mqrb_to_STR(VALUE v, volatile VALUE *keep, const char *fn)
 const char *
 mqrb_to_TOKEN(VALUE v, volatile VALUE *keep, const char *fn)
 {
-    const char *s = mqrb_to_STR(v, keep, fn);
+    const char *s;
+    /* every server instance's setup registers its services: a UTF-8 or
+     * US-ASCII String of 4 bytes, none NUL, needs no conversion */
+    if (RB_TYPE_P(v, T_STRING) && RSTRING_LEN(v) == 4 &&
+        (RB_ENCODING_GET_INLINED(v) == utf8_index || RB_ENCODING_GET_INLINED(v) == ascii_index)) {
+        s = RSTRING_PTR(v);
+        if (s[0] && s[1] && s[2] && s[3]) {
+            *keep = v;
+            return s;
+        }
+    }
+    s = mqrb_to_STR(v, keep, fn);
     if (strlen(s) != 4)
         rb_raise(rb_eArgError, "%s: token %" PRIsVALUE " is not 4 characters", fn, rb_inspect(v));
     return s;
@@ -237,7 +249,14 @@ mqrb_from_CTX(MqContextC *ctx)
 void
 mqrb_args(int argc, const VALUE *argv, int nreq, int nmax, int cb, VALUE *out)
 {
-    int blk = cb >= 0 && rb_block_given_p(), j = 0;
+    int blk, j = 0;
+    /* every input given (ServiceCreate in each instance's setup): only
+     * a block, which would be one input too many, needs a look */
+    if (argc == nmax && (cb < 0 || !rb_block_given_p())) {
+        memcpy(out, argv, (size_t)nmax * sizeof *out);
+        return;
+    }
+    blk = cb >= 0 && rb_block_given_p();
     rb_check_arity(argc, nreq - blk, nmax - blk);
     for (int i = 0; i < nmax; i++) {
         if (blk && i == cb)
