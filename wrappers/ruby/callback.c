@@ -358,14 +358,12 @@ cb_call_locked(void *p)
 {
     call_args *a = p;
     int state = 0;
-    VALUE inst;
 
     a->inst = object_of(a->ctx);
     rb_protect(invoke, (VALUE)a, &state);
-    /* the message the callback read ends here; the library keeps ctx until
-     * we return, its Ruby object may have been deleted meanwhile */
-    if ((inst = (VALUE)MqContextGetUserData(a->ctx)))
-        mqrb_view_end(inst);
+    /* the message the callback read ends here; inst, on this stack, is
+     * alive, and when the callback deleted its context the view ended then */
+    mqrb_view_end(a->inst);
     if (!state) {
         a->rc = MK_OK;
     } else if (a->cb->scope == MQRB_SCOPE_ONCE) {

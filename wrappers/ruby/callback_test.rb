@@ -154,6 +154,8 @@ test "a deleted context's wrapper is freed in the sweep and still raises as a de
   check e.message == "SendSTART: the object was deleted", e.message
   e = raises(MkExceptionC) { c.ProxyItem(x) }
   check e.message == "ProxyItem: the object was deleted", e.message
+  e = raises(TypeError) { c.ProxyItem(MkBufferC.new) }
+  check e.message == "ProxyItem: expected MqContextC, got Mqlink::MkBufferC", e.message
   x.Delete
   GC.stress = true
   begin

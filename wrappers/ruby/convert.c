@@ -154,7 +154,7 @@ mqrb_to_BUF_slow(VALUE v, const char *fn)
 }
 
 MqContextC *
-mqrb_to_CTX(VALUE v, const char *fn)
+mqrb_to_CTX_slow(VALUE v, const char *fn)
 {
     if (!is_a(v, &mqrb_ctx_type))
         rb_raise(rb_eTypeError, "%s: expected MqContextC, got %" PRIsVALUE, fn, rb_obj_class(v));

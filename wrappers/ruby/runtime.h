@@ -178,8 +178,20 @@ mqrb_to_BUF(VALUE v, const char *fn)
     }
     return mqrb_to_BUF_slow(v, fn);
 }
-/* A context's C context. */
-MqContextC *mqrb_to_CTX(VALUE v, const char *fn);
+/* A context's C context: inline for a live context, the slow path for a
+ * deleted one and the errors. */
+MqContextC *mqrb_to_CTX_slow(VALUE v, const char *fn);
+static inline MqContextC *
+mqrb_to_CTX(VALUE v, const char *fn)
+{
+    if (!RB_SPECIAL_CONST_P(v) && RB_BUILTIN_TYPE(v) == RUBY_T_DATA && RTYPEDDATA_P(v) &&
+        RTYPEDDATA_TYPE(v) == &mqrb_ctx_type) {
+        MqContextC *ctx = ((mqrb_ctx *)RTYPEDDATA_DATA(v))->obj;
+        if (ctx)
+            return ctx;
+    }
+    return mqrb_to_CTX_slow(v, fn);
+}
 
 /* An Array of Strings as in ARGV (the options, without the program name):
  * argv[0] becomes $PROGRAM_NAME.  The strings are copied into one buffer the
