@@ -17,14 +17,19 @@ enum { POOL_MAX = 4096, INLINE_BYTES = 40 }; /* the kernel keeps shorter values 
 static MkBufferC *pool[POOL_MAX];
 static int pooled;
 
+/* A buffer off the list, still holding its last value, or a new one. */
+static MkBufferC *
+take(void)
+{
+    return pooled ? pool[--pooled] : MkBufferCreate();
+}
+
 MkBufferC *
 mqrb_buf_create(void)
 {
-    MkBufferC *buf;
-    if (!pooled)
-        return MkBufferCreate();
-    buf = pool[--pooled];
-    MkBufferReset(buf);
+    MkBufferC *buf = take();
+    if (buf)
+        MkBufferReset(buf);
     return buf;
 }
 
@@ -60,7 +65,7 @@ VALUE
 mqrb_from_BUF(MkBufferC *buf)
 {
     VALUE v = TypedData_Wrap_Struct(mqrb_cMkBufferC, &mqrb_MkBufferC_type, NULL);
-    MkBufferC *copy = mqrb_buf_create();
+    MkBufferC *copy = buf ? take() : mqrb_buf_create(); /* a copy sets every field */
     if (!copy)
         rb_memerror();
     if (buf && MkBufferCopy(copy, buf) != MK_OK) {
