@@ -45,7 +45,7 @@ resolve_my(Tcl_Interp *interp, mqtcl_obj *self)
     if (self && self->my && Tcl_GetCurrentNamespace(interp) == Tcl_GetObjectNamespace(self->obj))
         return self->my;
     cmd = Tcl_FindCommand(interp, "my", NULL, 0);
-    if ((owner = mqtcl_my_owner(cmd)) && owner->my)
+    if ((owner = mqtcl_my_owner(interp, cmd)) && owner->my)
         return owner->my;
     if (!cmd && self && self->my) /* called from outside a method: the object's own */
         return self->my;

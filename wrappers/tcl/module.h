@@ -17,7 +17,12 @@ typedef struct mqtcl_state {
     Tcl_ThreadId thread;
     Tcl_HashTable overrides; /* Tcl_Class -> unsigned char[] (see overrides()) */
     Tcl_HashTable tls;       /* C object of a tls ctor -> its mqtcl_obj */
-    Tcl_Obj *rename;         /* "::rename", for each new context's `my` */
+    /* the fast `my` of every context object (runtime.c, resolver.c) */
+    Tcl_Command my_cmd;
+    Tcl_HashTable by_ns;      /* object namespace -> its context's mqtcl_obj */
+    Tcl_Namespace *last_ns;   /* the last namespace my_cmd was called in */
+    mqtcl_obj *last_self;     /* ... and its context */
+    Tcl_ObjCmdProc *oo_my;    /* TclOO's `my` procedure (its data: the object) */
     unsigned long next_id;   /* names of plain objects (runtime.c) */
     mqtcl_word words[MQTCL_CLASS_COUNT][MQTCL_WORDS]; /* method_index's cache */
 } mqtcl_state;
@@ -25,8 +30,17 @@ typedef struct mqtcl_state {
 mqtcl_state *mqtcl_state_of(Tcl_Interp *interp);
 /* The mqlink state of a TclOO object, or NULL. */
 mqtcl_obj *mqtcl_self(Tcl_Object o);
-/* The context whose fast `my` cmd is, or NULL (another command, NULL). */
-mqtcl_obj *mqtcl_my_owner(Tcl_Command cmd);
+/* The context whose `my` cmd is, called from the current namespace, or NULL
+ * (another command, NULL). */
+mqtcl_obj *mqtcl_my_owner(Tcl_Interp *interp, Tcl_Command cmd);
+/* `WORD args...` on self: the class's C method or TclOO's `my`. */
+int mqtcl_dispatch(mqtcl_obj *self, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[]);
+
+/* resolver.c: `my` in ns (a context object's namespace) is the fast `my`,
+ * the command mqtcl_fast_my (client data: the interpreter's state). */
+void mqtcl_resolver_install(Tcl_Namespace *ns);
+int mqtcl_fast_my(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[]);
+void mqtcl_fast_my_deleted(ClientData cd);
 /* The TclOO object named o, or NULL (and interp's result untouched). */
 Tcl_Object mqtcl_object_of(Tcl_Interp *interp, Tcl_Obj *o);
 /* A new object of tcls (a subclass of class cls; NULL: cls itself) around

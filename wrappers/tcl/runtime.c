@@ -71,6 +71,13 @@ meta_delete(ClientData data)
     if (self->name)
         Tcl_DecrRefCount(self->name);
     object_cmd_forget(self);
+    if (self->ns && st) {
+        Tcl_HashEntry *e = Tcl_FindHashEntry(&st->by_ns, (char *)self->ns);
+        if (e && Tcl_GetHashValue(e) == self)
+            Tcl_DeleteHashEntry(e);
+        if (st->last_self == self)
+            st->last_ns = NULL, st->last_self = NULL;
+    }
     if (self->my)
         Tcl_DecrRefCount(self->my);
     ckfree(self);
@@ -191,21 +198,10 @@ dispatch(mqtcl_obj *self, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     return self->oo_my(self->oo_my_data, interp, objc, objv);
 }
 
-/* A context's `my`. */
-static int
-fast_my(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
+int
+mqtcl_dispatch(mqtcl_obj *self, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 {
-    return dispatch(cd, interp, objc, objv);
-}
-
-mqtcl_obj *
-mqtcl_my_owner(Tcl_Command cmd)
-{
-    Tcl_CmdInfo info;
-
-    if (cmd && Tcl_GetCommandInfoFromToken(cmd, &info) && info.objProc == fast_my)
-        return info.objClientData;
-    return NULL;
+    return dispatch(self, interp, objc, objv);
 }
 
 /* ------------------------------------------------------ object commands
@@ -345,45 +341,35 @@ qualified(Tcl_Namespace *ns, const char *word)
     return o;
 }
 
-/* Give a context object its fast `my`, keeping TclOO's as the fallback. */
+/* Give a context object the fast `my` (resolver.c), keeping TclOO's under
+ * its own name for callbacks and as the fallback. */
 static int
 install_my(Tcl_Interp *interp, mqtcl_state *st, mqtcl_obj *self)
 {
     Tcl_Namespace *ns = Tcl_GetObjectNamespace(self->obj);
-    Tcl_Command my = Tcl_FindCommand(interp, "my", ns, TCL_NAMESPACE_ONLY);
-    Tcl_CmdInfo info;
-    Tcl_Obj *cmd[3];
-    int rc;
+    Tcl_HashEntry *e;
+    int isnew;
 
-    if (!my) { /* no `my`: nothing to speed up */
-        self->my = qualified(ns, "my");
-        Tcl_IncrRefCount(self->my);
-        return TCL_OK;
+    self->my = qualified(ns, "my");
+    Tcl_IncrRefCount(self->my);
+    if (!st->oo_my) { /* TclOO's `my` is the same procedure on every object */
+        Tcl_Command my = Tcl_FindCommand(interp, "my", ns, TCL_NAMESPACE_ONLY);
+        Tcl_CmdInfo info;
+        if (!my || !Tcl_GetCommandInfoFromToken(my, &info) ||
+            info.objClientData != (ClientData)self->obj)
+            return TCL_OK; /* not the TclOO we know: nothing to speed up */
+        st->oo_my = info.objProc;
     }
     self->overridden = overrides(interp, st, self);
     if (!self->overridden && Tcl_GetObjResult(interp) && *Tcl_GetString(Tcl_GetObjResult(interp)))
         return TCL_ERROR;
-    /* Keep TclOO's command under another name; a new `my` takes its place. */
-    cmd[0] = st->rename;
-    cmd[1] = qualified(ns, "my");
-    cmd[2] = qualified(ns, "mqlink.my");
-    for (int k = 0; k < 3; k++)
-        Tcl_IncrRefCount(cmd[k]);
-    rc = Tcl_EvalObjv(interp, 3, cmd, TCL_EVAL_GLOBAL);
-    if (rc == TCL_OK && Tcl_GetCommandInfoFromToken(my, &info)) {
-        self->oo_my = info.objProc;
-        self->oo_my_data = info.objClientData;
-        Tcl_CreateObjCommand(interp, Tcl_GetString(cmd[1]), fast_my, self, NULL);
-        /* callbacks (`my ECUL`) go to TclOO's `my` directly */
-        self->my = cmd[2];
-    } else {
-        self->my = cmd[1];
-    }
-    Tcl_IncrRefCount(self->my);
-    for (int k = 0; k < 3; k++)
-        Tcl_DecrRefCount(cmd[k]);
-    Tcl_ResetResult(interp);
-    return rc;
+    self->oo_my = st->oo_my;
+    self->oo_my_data = self->obj;
+    self->ns = ns;
+    e = Tcl_CreateHashEntry(&st->by_ns, (char *)ns, &isnew);
+    Tcl_SetHashValue(e, self);
+    mqtcl_resolver_install(ns);
+    return TCL_OK;
 }
 
 /* ------------------------------------------------------------- objects */
@@ -567,7 +553,7 @@ state_free(ClientData cd, Tcl_Interp *interp)
         ckfree(Tcl_GetHashValue(e));
     Tcl_DeleteHashTable(&st->overrides);
     Tcl_DeleteHashTable(&st->tls);
-    Tcl_DecrRefCount(st->rename);
+    Tcl_DeleteHashTable(&st->by_ns);
     ckfree(st);
 }
 
@@ -635,8 +621,7 @@ mqtcl_init_interp(Tcl_Interp *interp)
     st->thread = Tcl_GetCurrentThread();
     Tcl_InitHashTable(&st->overrides, TCL_ONE_WORD_KEYS);
     Tcl_InitHashTable(&st->tls, TCL_ONE_WORD_KEYS);
-    st->rename = Tcl_NewStringObj("::rename", -1);
-    Tcl_IncrRefCount(st->rename);
+    Tcl_InitHashTable(&st->by_ns, TCL_ONE_WORD_KEYS);
     Tcl_SetAssocData(interp, "mqlink", state_free, st);
     if (Tcl_EvalEx(interp, helpers, -1, TCL_EVAL_GLOBAL) != TCL_OK)
         return TCL_ERROR;
@@ -664,6 +649,9 @@ mqtcl_init_interp(Tcl_Interp *interp)
     }
     if (Tcl_Export(interp, ns, "*", 0) != TCL_OK)
         return TCL_ERROR;
+    /* outside ::mqlink's exports; resolver.c makes it every context's `my` */
+    st->my_cmd = Tcl_CreateObjCommand(interp, "::mqlink::oo::my", mqtcl_fast_my, st,
+                                      mqtcl_fast_my_deleted);
     return mqtcl_callback_init(interp);
 }
 

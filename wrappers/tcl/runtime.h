@@ -8,9 +8,9 @@
  * is one function of the glue, `int fn(interp, self, objc, objv)` with objv
  * holding the method's arguments only.  The same function is reached two
  * ways: through TclOO (`$obj SendI32 5`, `next`, introspection, overrides)
- * and, for contexts, through the context's own `my`, which the runtime
- * replaces by a C command that picks the method from the class's static
- * table with Tcl_GetIndexFromObjStruct (tclsqlite.c's shape) and hands
+ * and, for contexts, through `my` inside the object's methods, which a
+ * namespace resolver (resolver.c) answers with a C command that picks the
+ * method from the class's static table (tclsqlite.c's shape) and hands
  * anything else to TclOO's `my`.  A service's `my ReadI32` so costs one
  * object-command dispatch, not a TclOO method call.  Objects of the plain
  * classes (MkBufferStreamC CreateTLS, MkBufferC new, ...) get the same
@@ -49,6 +49,7 @@ typedef struct mqtcl_obj {
     Tcl_Obj *name;        /* its fully qualified name */
     /* contexts only */
     int lib_owned;        /* a server instance: the library deletes the context */
+    Tcl_Namespace *ns;    /* the object's namespace (a key of by_ns) */
     Tcl_Obj *my;          /* the fully qualified name of TclOO's own `my` */
     const unsigned char *overridden; /* per method index: the class overrides it */
 } mqtcl_obj;
