@@ -210,6 +210,18 @@ setup_call(MqContextC *ctx, void *data)
         MqErrorSet(ctx, MK_ERR_GENERIC, "the Tcl server instance has no object");
         return MK_ERROR;
     }
+    if (sd->method && self->oo_my) {
+        /* straight into the instance's TclOO `my` (what `my NAME` runs): a
+         * new instance's `my` has no cached name lookup to reuse */
+        Tcl_Obj *objv[2] = {self->my, Tcl_NewStringObj(sd->method, -1)};
+        Tcl_IncrRefCount(objv[1]);
+        Tcl_ResetResult(self->interp);
+        rc = self->oo_my(self->oo_my_data, self->interp, 2, objv);
+        Tcl_DecrRefCount(objv[1]);
+        if (rc == TCL_OK || rc == TCL_RETURN)
+            return MK_OK;
+        return error_to_ctx(self->interp, ctx, rc);
+    }
     if (sd->method) {
         cmd = Tcl_NewListObj(0, NULL);
         Tcl_ListObjAppendElement(NULL, cmd, self->my);

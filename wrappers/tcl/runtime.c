@@ -331,13 +331,19 @@ overrides(Tcl_Interp *interp, mqtcl_state *st, mqtcl_obj *self)
     return ov;
 }
 
-/* ns::word as a new Tcl_Obj (Tcl_ObjPrintf costs a format parse per call,
- * and a child instance makes several of these). */
+/* ns::my as a new Tcl_Obj, once per server instance (Tcl_ObjPrintf costs a
+ * format parse, Tcl_AppendStringsToObj a grown copy). */
 static Tcl_Obj *
-qualified(Tcl_Namespace *ns, const char *word)
+qualified_my(Tcl_Namespace *ns)
 {
-    Tcl_Obj *o = Tcl_NewStringObj(ns->fullName, -1);
-    Tcl_AppendStringsToObj(o, "::", word, (char *)NULL);
+    size_t n = strlen(ns->fullName);
+    Tcl_Obj *o = Tcl_NewObj();
+    char *s;
+
+    Tcl_SetObjLength(o, (int)n + 4);
+    s = Tcl_GetString(o);
+    memcpy(s, ns->fullName, n);
+    memcpy(s + n, "::my", 4);
     return o;
 }
 
@@ -350,7 +356,7 @@ install_my(Tcl_Interp *interp, mqtcl_state *st, mqtcl_obj *self)
     Tcl_HashEntry *e;
     int isnew;
 
-    self->my = qualified(ns, "my");
+    self->my = qualified_my(ns);
     Tcl_IncrRefCount(self->my);
     if (!st->oo_my) { /* TclOO's `my` is the same procedure on every object */
         Tcl_Command my = Tcl_FindCommand(interp, "my", ns, TCL_NAMESPACE_ONLY);
@@ -466,8 +472,10 @@ mqtcl_new_object_of(Tcl_Interp *interp, Tcl_Class tcls, int cls, void *c, int ow
         Tcl_SetObjResult(interp, Tcl_ObjPrintf("%s: no object command", mqtcl_classes[cls].name));
         return TCL_ERROR;
     }
-    Tcl_SetObjResult(interp, plain ? self->name : Tcl_GetObjectName(interp, o));
-    if (made)
+    /* the factory's instance needs no name: TclOO makes it on first use */
+    if (!made)
+        Tcl_SetObjResult(interp, plain ? self->name : Tcl_GetObjectName(interp, o));
+    else
         *made = self;
     return TCL_OK;
 }
@@ -496,6 +504,7 @@ mqtcl_new_object(Tcl_Interp *interp, int cls, void *c, int owned)
     Tcl_DeleteHashEntry(e);
     if (mqtcl_new_object_of(interp, NULL, cls, c, 0, &self) != TCL_OK)
         return TCL_ERROR;
+    Tcl_SetObjResult(interp, self->name ? self->name : Tcl_GetObjectName(interp, self->obj));
     e = Tcl_CreateHashEntry(&st->tls, c, &isnew);
     Tcl_SetHashValue(e, self);
     return TCL_OK;
