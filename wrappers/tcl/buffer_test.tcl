@@ -225,6 +225,36 @@ case "a context subclass overriding a C method: my reaches the override" {
     $o Delete
 }
 
+case "a C method overridden after the class has objects: my reaches the override" {
+    oo::class create Later {
+        superclass MqContextC
+        method name {v} { my ConfigSetName $v; my ConfigGetName }
+    }
+    set a [Later new]
+    check {[$a name x] eq "x"} "before: [$a name x]"
+    oo::define Later method ConfigSetName {n} { next "late-$n" }
+    set b [Later new]
+    check {[$b name y] eq "late-y"} "a new object: [$b name y]"
+    check {[$a name z] eq "late-z"} "the older object: [$a name z]"
+    oo::define Later deletemethod ConfigSetName
+    check {[$a name w] eq "w"} "override deleted: [$a name w]"
+    foreach o [list $a $b] {$o Delete}
+}
+
+case "a C method overridden while the class has no objects: a new object sees it" {
+    oo::class create Gap {
+        superclass MqContextC
+        method name {v} { my ConfigSetName $v; my ConfigGetName }
+    }
+    set a [Gap new]
+    check {[$a name x] eq "x"} "before: [$a name x]"
+    $a Delete
+    oo::define Gap method ConfigSetName {n} { next "gap-$n" }
+    set b [Gap new]
+    check {[$b name y] eq "gap-y"} "defined without objects: [$b name y]"
+    $b Delete
+}
+
 case "a configuration file read through MqConfigFileC" {
     set f [file join [expr {[info exists ::env(TMPDIR)] ? $::env(TMPDIR) : "/tmp"}] mqtcl-[pid].cfg]
     set fh [open $f w]

@@ -28,6 +28,7 @@ wrappers_tcl_libmqtcl_la_SOURCES = \
 	wrappers/tcl/buffer.c \
 	wrappers/tcl/callback.c \
 	wrappers/tcl/resolver.c \
+	wrappers/tcl/overrides.c \
 	wrappers/tcl/runtime.h \
 	wrappers/tcl/module.h
 nodist_wrappers_tcl_libmqtcl_la_SOURCES = wrappers/tcl/gen/glue.c wrappers/tcl/gen/glue.h

@@ -12,9 +12,11 @@
  * `my ReadI32` pays the resolver only on its first call in an object.
  *
  * Tcl_SetNamespaceResolvers is in Tcl's internal stub table (tclInt.h);
- * only this file includes the private headers. */
+ * only this file includes the private headers (also for TclOO's epoch,
+ * mqtcl_oo_epoch). */
 #define HAVE_UNISTD_H 1 /* tclUnixPort.h: the system's unistd.h, not Tcl's compat one */
 #include <tclInt.h>
+#include <tclOOInt.h>
 
 #include "module.h"
 
@@ -115,4 +117,13 @@ mqtcl_resolver_install(Tcl_Namespace *ns)
     if (info.cmdResProc)
         oo_cmd_resolver = info.cmdResProc;
     Tcl_SetNamespaceResolvers(ns, resolve_cmd, info.varResProc, info.compiledVarResProc);
+}
+
+/* TclOO's foundation bumps its epoch whenever a method chain may change
+ * (tclOOInt.h); overrides.c checks its answers against it. */
+const int *
+mqtcl_oo_epoch(Tcl_Interp *interp)
+{
+    Foundation *f = (Foundation *)((Interp *)interp)->objectFoundation;
+    return f ? &f->epoch : NULL;
 }

@@ -152,9 +152,8 @@ method_names_init(void)
     Tcl_MutexUnlock(&method_names_lock);
 }
 
-/* The index of the method called name in class cls's table, or -1. */
-static int
-method_find(int cls, const char *name)
+int
+mqtcl_method_find(int cls, const char *name)
 {
     Tcl_HashEntry *e = Tcl_FindHashEntry(&method_names[cls], name);
     return e ? (int)(intptr_t)Tcl_GetHashValue(e) : -1;
@@ -174,7 +173,7 @@ method_index(mqtcl_obj *self, Tcl_Obj *word)
 
     if (w->word == word && strcmp(name, mqtcl_classes[self->cls].methods[w->index].name) == 0)
         return w->index;
-    if ((i = method_find(self->cls, name)) >= 0)
+    if ((i = mqtcl_method_find(self->cls, name)) >= 0)
         w->word = word, w->index = i;
     return i;
 }
@@ -189,11 +188,15 @@ dispatch(mqtcl_obj *self, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     const mqtcl_method *t = mqtcl_classes[self->cls].methods;
     int i;
 
-    if (objc >= 2 && (i = method_index(self, objv[1])) >= 0 &&
-        !(self->overridden && self->overridden[i])) {
-        if (!self->c)
-            return not_ready(interp, self, t[i].name);
-        return t[i].fn(interp, self, objc - 2, objv + 2);
+    if (objc >= 2 && (i = method_index(self, objv[1])) >= 0) {
+        if (self->ovr && self->ovr->epoch != *self->oo_epoch &&
+            mqtcl_overrides_refresh(interp, self) != TCL_OK)
+            return TCL_ERROR;
+        if (!(self->ovr && self->ovr->ov[i])) {
+            if (!self->c)
+                return not_ready(interp, self, t[i].name);
+            return t[i].fn(interp, self, objc - 2, objv + 2);
+        }
     }
     return self->oo_my(self->oo_my_data, interp, objc, objv);
 }
@@ -276,59 +279,22 @@ object_cmd_create(Tcl_Interp *interp, mqtcl_obj *self, unsigned long id)
 /* The class mqtcl_new_object_of is instantiating (NULL: unknown). */
 static _Thread_local Tcl_Class pending_class;
 
-/* The mqlink methods the object's class (or a filter) takes over from the
- * base class: those keep going through TclOO.  Worked out once per class
- * (the cache is keyed by the class), so a new server instance pays a hash
- * lookup. */
-static const unsigned char *
-overrides(Tcl_Interp *interp, mqtcl_state *st, mqtcl_obj *self)
+/* The class of o (made by TclOO's own `new` or `create`), or NULL with the
+ * message in interp. */
+static Tcl_Class
+class_of(Tcl_Interp *interp, Tcl_Object o)
 {
-    const mqtcl_method *t = mqtcl_classes[self->cls].methods;
-    Tcl_Class cls = pending_class;
-    Tcl_Obj *cmd[3], *list, **v;
-    Tcl_HashEntry *e;
-    unsigned char *ov;
-    int isnew, n = 0, c, rc;
+    Tcl_Obj *q = Tcl_ObjPrintf("::info object class {%s}",
+                               Tcl_GetString(Tcl_GetObjectName(interp, o)));
+    Tcl_Object co;
+    Tcl_Class cls = NULL;
 
-    if (!cls) {
-        Tcl_Obj *q = Tcl_ObjPrintf("::info object class {%s}",
-                                   Tcl_GetString(Tcl_GetObjectName(interp, self->obj)));
-        Tcl_Object co;
-        Tcl_IncrRefCount(q);
-        rc = Tcl_EvalObjEx(interp, q, TCL_EVAL_GLOBAL);
-        Tcl_DecrRefCount(q);
-        if (rc != TCL_OK || !(co = Tcl_GetObjectFromObj(interp, Tcl_GetObjResult(interp))) ||
-            !(cls = Tcl_GetObjectAsClass(co)))
-            return NULL;
-    }
-    e = Tcl_CreateHashEntry(&st->overrides, (char *)cls, &isnew);
-    if (!isnew)
-        return Tcl_GetHashValue(e);
-    cmd[0] = Tcl_NewStringObj("::mqlink::Overrides", -1);
-    cmd[1] = Tcl_GetObjectName(interp, self->obj);
-    cmd[2] = Tcl_NewStringObj(mqtcl_classes[self->cls].name, -1);
-    for (int k = 0; k < 3; k++)
-        Tcl_IncrRefCount(cmd[k]);
-    rc = Tcl_EvalObjv(interp, 3, cmd, TCL_EVAL_GLOBAL);
-    for (int k = 0; k < 3; k++)
-        Tcl_DecrRefCount(cmd[k]);
-    list = Tcl_GetObjResult(interp);
-    if (rc != TCL_OK || Tcl_ListObjGetElements(interp, list, &c, &v) != TCL_OK) {
-        Tcl_DeleteHashEntry(e);
-        return NULL;
-    }
-    while (t[n].name)
-        n++;
-    ov = (unsigned char *)ckalloc(n + 1);
-    memset(ov, 0, n + 1);
-    for (int k = 1; k < c; k++) {
-        int i = method_find(self->cls, Tcl_GetString(v[k]));
-        if (i >= 0)
-            ov[i] = 1;
-    }
-    Tcl_SetHashValue(e, ov);
-    Tcl_ResetResult(interp);
-    return ov;
+    Tcl_IncrRefCount(q);
+    if (Tcl_EvalObjEx(interp, q, TCL_EVAL_GLOBAL) == TCL_OK &&
+        (co = Tcl_GetObjectFromObj(interp, Tcl_GetObjResult(interp))))
+        cls = Tcl_GetObjectAsClass(co);
+    Tcl_DecrRefCount(q);
+    return cls;
 }
 
 /* ns::my as a new Tcl_Obj, once per server instance (Tcl_ObjPrintf costs a
@@ -353,6 +319,7 @@ static int
 install_my(Tcl_Interp *interp, mqtcl_state *st, mqtcl_obj *self)
 {
     Tcl_Namespace *ns = Tcl_GetObjectNamespace(self->obj);
+    Tcl_Class cls = pending_class;
     Tcl_HashEntry *e;
     int isnew;
 
@@ -366,8 +333,9 @@ install_my(Tcl_Interp *interp, mqtcl_state *st, mqtcl_obj *self)
             return TCL_OK; /* not the TclOO we know: nothing to speed up */
         st->oo_my = info.objProc;
     }
-    self->overridden = overrides(interp, st, self);
-    if (!self->overridden && Tcl_GetObjResult(interp) && *Tcl_GetString(Tcl_GetObjResult(interp)))
+    if (!cls && !(cls = class_of(interp, self->obj)))
+        return TCL_ERROR;
+    if (mqtcl_overrides_attach(interp, st, self, cls) != TCL_OK)
         return TCL_ERROR;
     self->oo_my = st->oo_my;
     self->oo_my_data = self->obj;
@@ -575,9 +543,8 @@ mqtcl_state_of(Tcl_Interp *interp)
 /* Helpers in Tcl: the override check runs once per class. */
 static const char helpers[] =
     "namespace eval ::mqlink {\n"
-    "  proc Overrides {obj base} {\n"
-    "    set cls [info object class $obj]\n"
-    "    set r [list $cls]\n"
+    "  proc Overrides {cls base} {\n"
+    "    set r {}\n"
     "    if {$cls eq \"::$base\"} {return $r}\n"
     "    foreach m [info class methods ::$base -private] {\n"
     "      if {[lindex [info class call $cls $m] 0 2] ne \"::$base\"} {lappend r $m}\n"
@@ -631,6 +598,10 @@ mqtcl_init_interp(Tcl_Interp *interp)
     Tcl_InitHashTable(&st->overrides, TCL_ONE_WORD_KEYS);
     Tcl_InitHashTable(&st->tls, TCL_ONE_WORD_KEYS);
     Tcl_InitHashTable(&st->by_ns, TCL_ONE_WORD_KEYS);
+    if (!(st->oo_epoch = mqtcl_oo_epoch(interp))) {
+        Tcl_SetObjResult(interp, Tcl_NewStringObj("mqlink: TclOO is not initialised", -1));
+        return TCL_ERROR;
+    }
     Tcl_SetAssocData(interp, "mqlink", state_free, st);
     if (Tcl_EvalEx(interp, helpers, -1, TCL_EVAL_GLOBAL) != TCL_OK)
         return TCL_ERROR;

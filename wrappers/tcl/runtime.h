@@ -51,7 +51,8 @@ typedef struct mqtcl_obj {
     int lib_owned;        /* a server instance: the library deletes the context */
     Tcl_Namespace *ns;    /* the object's namespace (a key of by_ns) */
     Tcl_Obj *my;          /* the fully qualified name of TclOO's own `my` */
-    const unsigned char *overridden; /* per method index: the class overrides it */
+    struct mqtcl_overrides *ovr; /* what the class takes over (overrides.c) */
+    const int *oo_epoch;  /* TclOO's class-structure epoch, to check ovr against */
 } mqtcl_obj;
 
 /* A method of the glue: objv holds its arguments (without object and name). */
