@@ -25,7 +25,6 @@ typedef struct mqtcl_state {
     mqtcl_obj *last_self;     /* ... and its context */
     Tcl_ObjCmdProc *oo_my;    /* TclOO's `my` procedure (its data: the object) */
     unsigned long next_id;   /* names of plain objects (runtime.c) */
-    mqtcl_word words[MQTCL_CLASS_COUNT][MQTCL_WORDS]; /* method_index's cache */
 } mqtcl_state;
 
 mqtcl_state *mqtcl_state_of(Tcl_Interp *interp);

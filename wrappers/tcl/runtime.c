@@ -128,24 +128,44 @@ static const Tcl_MethodType method_type = {
 
 /* Method name -> index in its class's table, per class, shared by every
  * interpreter and built once.  Not Tcl_GetIndexFromObjStruct: that caches
- * the index in the word's Tcl_Obj, and an interpreter shares one literal
- * object per word, so `my ReadBUF` and `$bus ReadBUF` would evict each
- * other's cache and scan a whole table on every call. */
+ * the index of one table in the word's Tcl_Obj, and an interpreter shares
+ * one literal object per word, so `my ReadBUF` and `$bus ReadBUF` would
+ * evict each other's cache and scan a whole table on every call.  Instead a
+ * word caches its entry of `words`: its index in every class at once. */
 static Tcl_HashTable method_names[MQTCL_CLASS_COUNT];
 static int method_names_ready;
 TCL_DECLARE_MUTEX(method_names_lock)
+
+typedef struct {
+    short index[MQTCL_CLASS_COUNT]; /* -1: not a method of that class */
+} method_word;
+static Tcl_HashTable words; /* every method name -> its method_word */
+static const method_word no_method = {.index[0 ... MQTCL_CLASS_COUNT - 1] = -1};
+
+/* A word's cached method_word (internalRep.twoPtrValue.ptr1): static data,
+ * so nothing to free or copy; the string stays the word's value. */
+static const Tcl_ObjType word_type = {"mqlink method name", NULL, NULL, NULL, NULL};
 
 static void
 method_names_init(void)
 {
     Tcl_MutexLock(&method_names_lock);
+    if (!method_names_ready)
+        Tcl_InitHashTable(&words, TCL_STRING_KEYS);
     for (int c = 0; !method_names_ready && c < MQTCL_CLASS_COUNT; c++) {
         Tcl_InitHashTable(&method_names[c], TCL_STRING_KEYS);
         for (int i = 0; mqtcl_classes[c].methods[i].name; i++) {
+            const char *name = mqtcl_classes[c].methods[i].name;
             int isnew;
-            Tcl_HashEntry *e =
-                Tcl_CreateHashEntry(&method_names[c], mqtcl_classes[c].methods[i].name, &isnew);
+            Tcl_HashEntry *e = Tcl_CreateHashEntry(&method_names[c], name, &isnew);
             Tcl_SetHashValue(e, (ClientData)(intptr_t)i);
+            e = Tcl_CreateHashEntry(&words, name, &isnew);
+            if (isnew) {
+                method_word *w = (method_word *)ckalloc(sizeof *w);
+                *w = no_method;
+                Tcl_SetHashValue(e, w);
+            }
+            ((method_word *)Tcl_GetHashValue(e))->index[c] = (short)i;
         }
     }
     method_names_ready = 1;
@@ -159,23 +179,29 @@ mqtcl_method_find(int cls, const char *name)
     return e ? (int)(intptr_t)Tcl_GetHashValue(e) : -1;
 }
 
+/* word (not yet of word_type) as a word_type object. */
+static __attribute__((noinline)) const method_word *
+word_convert(Tcl_Obj *word)
+{
+    Tcl_HashEntry *e = Tcl_FindHashEntry(&words, Tcl_GetString(word));
+
+    if (word->typePtr && word->typePtr->freeIntRepProc)
+        word->typePtr->freeIntRepProc(word);
+    word->typePtr = &word_type;
+    word->internalRep.twoPtrValue.ptr1 = e ? Tcl_GetHashValue(e) : (void *)&no_method;
+    return word->internalRep.twoPtrValue.ptr1;
+}
+
 /* The index of word's method in self's class's table, or -1.  A service
- * names the same literal words on every call, so the interpreter's cache
- * (per class, by the word's address) answers most lookups with a pointer
- * compare and a strcmp — the word may have been freed and its memory
- * reused for another since. */
+ * names the same literal words on every call: after the first, a type
+ * check and a load (any other word too, the user's methods included, keeps
+ * its answer "none"). */
 static inline int
 method_index(mqtcl_obj *self, Tcl_Obj *word)
 {
-    mqtcl_word *w = &self->words[((uintptr_t)word >> 4) % MQTCL_WORDS];
-    const char *name = Tcl_GetString(word);
-    int i;
-
-    if (w->word == word && strcmp(name, mqtcl_classes[self->cls].methods[w->index].name) == 0)
-        return w->index;
-    if ((i = mqtcl_method_find(self->cls, name)) >= 0)
-        w->word = word, w->index = i;
-    return i;
+    const method_word *w = word->typePtr == &word_type ? word->internalRep.twoPtrValue.ptr1
+                                                       : word_convert(word);
+    return w->index[self->cls];
 }
 
 /* `WORD args...` on self, for its fast command (a context's `my`, a plain
@@ -385,7 +411,6 @@ ctor_call(ClientData cd, Tcl_Interp *interp, Tcl_ObjectContext oc, int objc,
     self->obj = o;
     self->interp = interp;
     self->cls = cls;
-    self->words = st->words[cls];
     self->owned = owned;
     Tcl_ObjectSetMetadata(o, &meta_type, self);
     if (!k->subclass)

@@ -24,13 +24,6 @@
 
 #include <mqlink.h>
 
-/* A method name word seen before and its index (runtime.c, method_index). */
-typedef struct {
-    Tcl_Obj *word;
-    int index;
-} mqtcl_word;
-enum { MQTCL_WORDS = 64 };
-
 /* One wrapper object: the metadata of a TclOO object of an mqlink class. */
 typedef struct mqtcl_obj {
     void *c;              /* the C object; NULL once the C side is gone */
@@ -38,7 +31,6 @@ typedef struct mqtcl_obj {
     Tcl_Interp *interp;   /* the interpreter the object lives in */
     int cls;              /* MQTCL_CLASS_* */
     int owned;            /* the wrapper frees c (not for tls objects) */
-    mqtcl_word *words;    /* the interpreter's lookup cache for cls */
     /* TclOO's procedure behind our fast command: a context's `my`, a plain
      * object's object command */
     Tcl_ObjCmdProc *oo_my;
