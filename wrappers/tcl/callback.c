@@ -29,7 +29,7 @@ typedef struct {
     int scope;
     int append; /* append the context's object name */
     int objc;   /* words, plus a slot for the name when append */
-    Tcl_Obj **objv;
+    Tcl_Obj *objv[]; /* (one allocation: a server instance registers several) */
 } mqtcl_cb;
 
 /* `my` as the calling method sees it: the object's TclOO `my` (for our fast
@@ -76,12 +76,11 @@ mqtcl_to_CALLBACK(Tcl_Interp *interp, mqtcl_obj *self, Tcl_Obj *o, int scope, vo
         Tcl_SetErrorCode(interp, "MK", "8", NULL);
         return TCL_ERROR;
     }
-    cb = (mqtcl_cb *)ckalloc(sizeof *cb);
+    cb = (mqtcl_cb *)ckalloc(sizeof *cb + (n + (my == NULL)) * sizeof *cb->objv);
     cb->interp = interp;
     cb->scope = scope;
     cb->append = my == NULL;
     cb->objc = n + cb->append;
-    cb->objv = (Tcl_Obj **)ckalloc(cb->objc * sizeof *cb->objv);
     for (int i = 0; i < n; i++)
         cb->objv[i] = i == 0 && my ? my : w[i];
     if (cb->append)
@@ -100,7 +99,6 @@ mqtcl_cb_free(void *data)
         return;
     for (int i = 0; i < cb->objc; i++)
         Tcl_DecrRefCount(cb->objv[i]);
-    ckfree(cb->objv);
     ckfree(cb);
 }
 
