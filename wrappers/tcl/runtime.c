@@ -204,27 +204,59 @@ method_index(mqtcl_obj *self, Tcl_Obj *word)
     return w->index[self->cls];
 }
 
+/* The class's method i on self, past the checks (the fast path's). */
+static inline int
+method_run(mqtcl_obj *self, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[], int i)
+{
+    const mqtcl_method *m = &mqtcl_classes[self->cls].methods[i];
+
+    if (!self->c)
+        return not_ready(interp, self, m->name);
+    return m->fn(interp, self, objc - 2, objv + 2);
+}
+
+/* dispatch's way for a class whose overrides may have changed or that
+ * overrides method i: work them out again if TclOO's epoch moved, then
+ * the method or TclOO. */
+static __attribute__((noinline)) int
+dispatch_overridden(mqtcl_obj *self, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[], int i)
+{
+    if (self->ovr->epoch != *self->oo_epoch && mqtcl_overrides_refresh(interp, self) != TCL_OK)
+        return TCL_ERROR;
+    if (self->ovr->ov[i])
+        return self->oo_my(self->oo_my_data, interp, objc, objv);
+    return method_run(self, interp, objc, objv, i);
+}
+
 /* `WORD args...` on self, for its fast command (a context's `my`, a plain
  * object's object command): the class's C method named WORD straight from
  * the static table, anything else (the user's methods, `my variable`, an
- * override, destroy) through TclOO's procedure behind that command. */
-static int
+ * override, destroy) through TclOO's procedure behind that command.  The
+ * usual way ends in a tail call: no frame of its own. */
+static int dispatch_new_word(mqtcl_obj *self, Tcl_Interp *interp, int objc,
+                             Tcl_Obj *const objv[]);
+
+static inline int
 dispatch(mqtcl_obj *self, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 {
-    const mqtcl_method *t = mqtcl_classes[self->cls].methods;
+    const mqtcl_overrides *ovr = self->ovr;
     int i;
 
-    if (objc >= 2 && (i = method_index(self, objv[1])) >= 0) {
-        if (self->ovr && self->ovr->epoch != *self->oo_epoch &&
-            mqtcl_overrides_refresh(interp, self) != TCL_OK)
-            return TCL_ERROR;
-        if (!(self->ovr && self->ovr->ov[i])) {
-            if (!self->c)
-                return not_ready(interp, self, t[i].name);
-            return t[i].fn(interp, self, objc - 2, objv + 2);
-        }
-    }
-    return self->oo_my(self->oo_my_data, interp, objc, objv);
+    if (objc >= 2 && objv[1]->typePtr != &word_type)
+        return dispatch_new_word(self, interp, objc, objv);
+    if (objc < 2 || (i = method_index(self, objv[1])) < 0)
+        return self->oo_my(self->oo_my_data, interp, objc, objv);
+    if (ovr && (ovr->epoch != *self->oo_epoch || ovr->ov[i]))
+        return dispatch_overridden(self, interp, objc, objv, i);
+    return method_run(self, interp, objc, objv, i);
+}
+
+/* dispatch for a word seen the first time (or changed since) */
+static __attribute__((noinline)) int
+dispatch_new_word(mqtcl_obj *self, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
+{
+    word_convert(objv[1]);
+    return dispatch(self, interp, objc, objv);
 }
 
 int
