@@ -577,11 +577,22 @@ static const Tcl_MethodType new_type = {
 
 /* ---------------------------------------------------------------- state */
 
+/* The state last looked up in this thread, of an interpreter of this
+ * thread (a server instance asks several times; Tcl_GetAssocData is a
+ * string hash lookup). */
+static _Thread_local struct {
+    Tcl_Interp *interp;
+    mqtcl_state *st;
+} last_state;
+
 static void
 state_free(ClientData cd, Tcl_Interp *interp)
 {
     mqtcl_state *st = cd;
     Tcl_HashSearch s;
+
+    if (last_state.st == st)
+        last_state.interp = NULL, last_state.st = NULL;
 
     for (Tcl_HashEntry *e = Tcl_FirstHashEntry(&st->overrides, &s); e; e = Tcl_NextHashEntry(&s))
         ckfree(Tcl_GetHashValue(e));
@@ -594,7 +605,14 @@ state_free(ClientData cd, Tcl_Interp *interp)
 mqtcl_state *
 mqtcl_state_of(Tcl_Interp *interp)
 {
-    return Tcl_GetAssocData(interp, "mqlink", NULL);
+    mqtcl_state *st;
+
+    if (interp == last_state.interp)
+        return last_state.st;
+    st = Tcl_GetAssocData(interp, "mqlink", NULL);
+    if (st && st->thread == Tcl_GetCurrentThread()) /* (state_free clears it) */
+        last_state.interp = interp, last_state.st = st;
+    return st;
 }
 
 /* Helpers in Tcl: the override check runs once per class. */
