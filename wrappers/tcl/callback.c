@@ -201,6 +201,7 @@ setup_call(MqContextC *ctx, void *data)
 {
     setup_data *sd = data;
     mqtcl_obj *self = MqContextGetUserData(ctx);
+    mqtcl_state *st;
     Tcl_Obj *cmd;
     int rc;
 
@@ -208,14 +209,20 @@ setup_call(MqContextC *ctx, void *data)
         MqErrorSet(ctx, MK_ERR_GENERIC, "the Tcl server instance has no object");
         return MK_ERROR;
     }
-    if (sd->method && self->oo_my) {
+    if (sd->method && self->oo_my && (st = mqtcl_state_of(self->interp))) {
         /* straight into the instance's TclOO `my` (what `my NAME` runs): a
          * new instance's `my` has no cached name lookup to reuse */
-        Tcl_Obj *objv[2] = {self->my, Tcl_NewStringObj(sd->method, -1)};
-        Tcl_IncrRefCount(objv[1]);
+        Tcl_Obj *objv[2];
+        if (!st->setup_method || strcmp(Tcl_GetString(st->setup_method), sd->method) != 0) {
+            if (st->setup_method)
+                Tcl_DecrRefCount(st->setup_method);
+            st->setup_method = Tcl_NewStringObj(sd->method, -1);
+            Tcl_IncrRefCount(st->setup_method);
+        }
+        objv[0] = self->my;
+        objv[1] = st->setup_method;
         Tcl_ResetResult(self->interp);
         rc = self->oo_my(self->oo_my_data, self->interp, 2, objv);
-        Tcl_DecrRefCount(objv[1]);
         if (rc == TCL_OK || rc == TCL_RETURN)
             return MK_OK;
         return error_to_ctx(self->interp, ctx, rc);

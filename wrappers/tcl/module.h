@@ -24,6 +24,7 @@ typedef struct mqtcl_state {
     Tcl_Namespace *last_ns;   /* the last namespace my_cmd was called in */
     mqtcl_obj *last_self;     /* ... and its context */
     Tcl_ObjCmdProc *oo_my;    /* TclOO's `my` procedure (its data: the object) */
+    Tcl_Obj *setup_method;    /* the server setup's method name (callback.c) */
     unsigned long next_id;   /* names of plain objects (runtime.c) */
 } mqtcl_state;
 

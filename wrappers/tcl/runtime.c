@@ -599,6 +599,8 @@ state_free(ClientData cd, Tcl_Interp *interp)
     Tcl_DeleteHashTable(&st->overrides);
     Tcl_DeleteHashTable(&st->tls);
     Tcl_DeleteHashTable(&st->by_ns);
+    if (st->setup_method)
+        Tcl_DecrRefCount(st->setup_method);
     ckfree(st);
 }
 
