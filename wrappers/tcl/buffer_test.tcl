@@ -255,6 +255,37 @@ case "a C method overridden while the class has no objects: a new object sees it
     $b Delete
 }
 
+case "a server setup that raises: the server reports it and the link fails" {
+    set dir [file join [expr {[info exists ::env(TMPDIR)] ? $::env(TMPDIR) : "/tmp"}] mqtcl-[pid]]
+    file mkdir $dir
+    set fh [open [file join $dir srv.tcl] w]
+    puts $fh {
+        package require mqlink
+        oo::class create Bad {
+            superclass MqContextC
+            method ServerSetup {} { error "setup refused" }
+        }
+        set s [Bad new]
+        if {[catch {$s LinkCreate $argv; $s ProcessEvent MQ_WAIT_FOREVER} e]} {
+            puts stderr "server: $e"
+        }
+        $s Delete
+    }
+    close $fh
+    set fh [open [file join $dir cli.tcl] w]
+    puts $fh {
+        package require mqlink
+        set c [MqContextC new]
+        puts "caught [catch {$c LinkCreate [list @ [info nameofexecutable] [lindex $argv 0]]}]"
+        $c Delete
+    }
+    close $fh
+    catch {exec [info nameofexecutable] [file join $dir cli.tcl] [file join $dir srv.tcl] 2>@1} out
+    file delete -force $dir
+    check {[string match "*server: setup refused*" $out]} "server: $out"
+    check {[string match "*caught 1*" $out]} "client: $out"
+}
+
 case "a configuration file read through MqConfigFileC" {
     set f [file join [expr {[info exists ::env(TMPDIR)] ? $::env(TMPDIR) : "/tmp"}] mqtcl-[pid].cfg]
     set fh [open $f w]
