@@ -196,6 +196,20 @@ setup_free(void *data)
     free(sd);
 }
 
+/* *slot as a Tcl_Obj of text, kept by the interpreter (a server instance
+ * names the same setup method and class as the last one). */
+static Tcl_Obj *
+kept_word(Tcl_Obj **slot, const char *text)
+{
+    if (!*slot || strcmp(Tcl_GetString(*slot), text) != 0) {
+        if (*slot)
+            Tcl_DecrRefCount(*slot);
+        *slot = Tcl_NewStringObj(text, -1);
+        Tcl_IncrRefCount(*slot);
+    }
+    return *slot;
+}
+
 static MkErrorE
 setup_call(MqContextC *ctx, void *data)
 {
@@ -212,15 +226,8 @@ setup_call(MqContextC *ctx, void *data)
     if (sd->method && self->oo_my && (st = mqtcl_state_of(self->interp))) {
         /* straight into the instance's TclOO `my` (what `my NAME` runs): a
          * new instance's `my` has no cached name lookup to reuse */
-        Tcl_Obj *objv[2];
-        if (!st->setup_method || strcmp(Tcl_GetString(st->setup_method), sd->method) != 0) {
-            if (st->setup_method)
-                Tcl_DecrRefCount(st->setup_method);
-            st->setup_method = Tcl_NewStringObj(sd->method, -1);
-            Tcl_IncrRefCount(st->setup_method);
-        }
-        objv[0] = self->my;
-        objv[1] = st->setup_method;
+        Tcl_Obj *objv[2] = {self->my, kept_word(&st->setup_method, sd->method)};
+
         Tcl_ResetResult(self->interp);
         rc = self->oo_my(self->oo_my_data, self->interp, 2, objv);
         if (rc == TCL_OK || rc == TCL_RETURN)
@@ -315,7 +322,9 @@ factory(MqContextC *tmpl, void *data)
         interp = t->interp;
     else if (!(interp = interp_for_thread(sd, tmpl)))
         return NULL;
-    co = Tcl_GetObjectFromObj(interp, Tcl_NewStringObj(sd->cls, -1));
+    /* the kept name caches its command lookup */
+    st = mqtcl_state_of(interp);
+    co = st ? Tcl_GetObjectFromObj(interp, kept_word(&st->factory_class, sd->cls)) : NULL;
     if (!co || !(cls = Tcl_GetObjectAsClass(co))) {
         MqErrorSet(tmpl, MK_ERR_GENERIC, "no server class %s: %s", sd->cls,
                    Tcl_GetString(Tcl_GetObjResult(interp)));

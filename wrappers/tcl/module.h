@@ -25,6 +25,7 @@ typedef struct mqtcl_state {
     mqtcl_obj *last_self;     /* ... and its context */
     Tcl_ObjCmdProc *oo_my;    /* TclOO's `my` procedure (its data: the object) */
     Tcl_Obj *setup_method;    /* the server setup's method name (callback.c) */
+    Tcl_Obj *factory_class;   /* the server instances' class name (callback.c) */
     unsigned long next_id;   /* names of plain objects (runtime.c) */
 } mqtcl_state;
 

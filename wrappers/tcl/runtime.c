@@ -601,6 +601,8 @@ state_free(ClientData cd, Tcl_Interp *interp)
     Tcl_DeleteHashTable(&st->by_ns);
     if (st->setup_method)
         Tcl_DecrRefCount(st->setup_method);
+    if (st->factory_class)
+        Tcl_DecrRefCount(st->factory_class);
     ckfree(st);
 }
 
