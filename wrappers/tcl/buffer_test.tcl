@@ -225,6 +225,67 @@ case "a context subclass overriding a C method: my reaches the override" {
     $o Delete
 }
 
+case "a C method overridden after the class has objects: my reaches the override" {
+    oo::class create Later {
+        superclass MqContextC
+        method name {v} { my ConfigSetName $v; my ConfigGetName }
+    }
+    set a [Later new]
+    check {[$a name x] eq "x"} "before: [$a name x]"
+    oo::define Later method ConfigSetName {n} { next "late-$n" }
+    set b [Later new]
+    check {[$b name y] eq "late-y"} "a new object: [$b name y]"
+    check {[$a name z] eq "late-z"} "the older object: [$a name z]"
+    oo::define Later deletemethod ConfigSetName
+    check {[$a name w] eq "w"} "override deleted: [$a name w]"
+    foreach o [list $a $b] {$o Delete}
+}
+
+case "a C method overridden while the class has no objects: a new object sees it" {
+    oo::class create Gap {
+        superclass MqContextC
+        method name {v} { my ConfigSetName $v; my ConfigGetName }
+    }
+    set a [Gap new]
+    check {[$a name x] eq "x"} "before: [$a name x]"
+    $a Delete
+    oo::define Gap method ConfigSetName {n} { next "gap-$n" }
+    set b [Gap new]
+    check {[$b name y] eq "gap-y"} "defined without objects: [$b name y]"
+    $b Delete
+}
+
+case "a server setup that raises: the server reports it and the link fails" {
+    set dir [file join [expr {[info exists ::env(TMPDIR)] ? $::env(TMPDIR) : "/tmp"}] mqtcl-[pid]]
+    file mkdir $dir
+    set fh [open [file join $dir srv.tcl] w]
+    puts $fh {
+        package require mqlink
+        oo::class create Bad {
+            superclass MqContextC
+            method ServerSetup {} { error "setup refused" }
+        }
+        set s [Bad new]
+        if {[catch {$s LinkCreate $argv; $s ProcessEvent MQ_WAIT_FOREVER} e]} {
+            puts stderr "server: $e"
+        }
+        $s Delete
+    }
+    close $fh
+    set fh [open [file join $dir cli.tcl] w]
+    puts $fh {
+        package require mqlink
+        set c [MqContextC new]
+        puts "caught [catch {$c LinkCreate [list @ [info nameofexecutable] [lindex $argv 0]]}]"
+        $c Delete
+    }
+    close $fh
+    catch {exec [info nameofexecutable] [file join $dir cli.tcl] [file join $dir srv.tcl] 2>@1} out
+    file delete -force $dir
+    check {[string match "*server: setup refused*" $out]} "server: $out"
+    check {[string match "*caught 1*" $out]} "client: $out"
+}
+
 case "a configuration file read through MqConfigFileC" {
     set f [file join [expr {[info exists ::env(TMPDIR)] ? $::env(TMPDIR) : "/tmp"}] mqtcl-[pid].cfg]
     set fh [open $f w]

@@ -29,7 +29,7 @@ typedef struct {
     int scope;
     int append; /* append the context's object name */
     int objc;   /* words, plus a slot for the name when append */
-    Tcl_Obj **objv;
+    Tcl_Obj *objv[]; /* (one allocation: a server instance registers several) */
 } mqtcl_cb;
 
 /* `my` as the calling method sees it: the object's TclOO `my` (for our fast
@@ -45,7 +45,7 @@ resolve_my(Tcl_Interp *interp, mqtcl_obj *self)
     if (self && self->my && Tcl_GetCurrentNamespace(interp) == Tcl_GetObjectNamespace(self->obj))
         return self->my;
     cmd = Tcl_FindCommand(interp, "my", NULL, 0);
-    if ((owner = mqtcl_my_owner(cmd)) && owner->my)
+    if ((owner = mqtcl_my_owner(interp, cmd)) && owner->my)
         return owner->my;
     if (!cmd && self && self->my) /* called from outside a method: the object's own */
         return self->my;
@@ -76,12 +76,11 @@ mqtcl_to_CALLBACK(Tcl_Interp *interp, mqtcl_obj *self, Tcl_Obj *o, int scope, vo
         Tcl_SetErrorCode(interp, "MK", "8", NULL);
         return TCL_ERROR;
     }
-    cb = (mqtcl_cb *)ckalloc(sizeof *cb);
+    cb = (mqtcl_cb *)ckalloc(sizeof *cb + (n + (my == NULL)) * sizeof *cb->objv);
     cb->interp = interp;
     cb->scope = scope;
     cb->append = my == NULL;
     cb->objc = n + cb->append;
-    cb->objv = (Tcl_Obj **)ckalloc(cb->objc * sizeof *cb->objv);
     for (int i = 0; i < n; i++)
         cb->objv[i] = i == 0 && my ? my : w[i];
     if (cb->append)
@@ -100,7 +99,6 @@ mqtcl_cb_free(void *data)
         return;
     for (int i = 0; i < cb->objc; i++)
         Tcl_DecrRefCount(cb->objv[i]);
-    ckfree(cb->objv);
     ckfree(cb);
 }
 
@@ -198,17 +196,43 @@ setup_free(void *data)
     free(sd);
 }
 
+/* *slot as a Tcl_Obj of text, kept by the interpreter (a server instance
+ * names the same setup method and class as the last one). */
+static Tcl_Obj *
+kept_word(Tcl_Obj **slot, const char *text)
+{
+    if (!*slot || strcmp(Tcl_GetString(*slot), text) != 0) {
+        if (*slot)
+            Tcl_DecrRefCount(*slot);
+        *slot = Tcl_NewStringObj(text, -1);
+        Tcl_IncrRefCount(*slot);
+    }
+    return *slot;
+}
+
 static MkErrorE
 setup_call(MqContextC *ctx, void *data)
 {
     setup_data *sd = data;
     mqtcl_obj *self = MqContextGetUserData(ctx);
+    mqtcl_state *st;
     Tcl_Obj *cmd;
     int rc;
 
     if (!self) {
         MqErrorSet(ctx, MK_ERR_GENERIC, "the Tcl server instance has no object");
         return MK_ERROR;
+    }
+    if (sd->method && self->oo_my && (st = mqtcl_state_of(self->interp))) {
+        /* straight into the instance's TclOO `my` (what `my NAME` runs): a
+         * new instance's `my` has no cached name lookup to reuse */
+        Tcl_Obj *objv[2] = {self->my, kept_word(&st->setup_method, sd->method)};
+
+        Tcl_ResetResult(self->interp);
+        rc = self->oo_my(self->oo_my_data, self->interp, 2, objv);
+        if (rc == TCL_OK || rc == TCL_RETURN)
+            return MK_OK;
+        return error_to_ctx(self->interp, ctx, rc);
     }
     if (sd->method) {
         cmd = Tcl_NewListObj(0, NULL);
@@ -298,7 +322,9 @@ factory(MqContextC *tmpl, void *data)
         interp = t->interp;
     else if (!(interp = interp_for_thread(sd, tmpl)))
         return NULL;
-    co = Tcl_GetObjectFromObj(interp, Tcl_NewStringObj(sd->cls, -1));
+    /* the kept name caches its command lookup */
+    st = mqtcl_state_of(interp);
+    co = st ? Tcl_GetObjectFromObj(interp, kept_word(&st->factory_class, sd->cls)) : NULL;
     if (!co || !(cls = Tcl_GetObjectAsClass(co))) {
         MqErrorSet(tmpl, MK_ERR_GENERIC, "no server class %s: %s", sd->cls,
                    Tcl_GetString(Tcl_GetObjResult(interp)));

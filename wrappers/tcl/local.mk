@@ -27,11 +27,13 @@ wrappers_tcl_libmqtcl_la_SOURCES = \
 	wrappers/tcl/convert.c \
 	wrappers/tcl/buffer.c \
 	wrappers/tcl/callback.c \
+	wrappers/tcl/resolver.c \
+	wrappers/tcl/overrides.c \
 	wrappers/tcl/runtime.h \
 	wrappers/tcl/module.h
 nodist_wrappers_tcl_libmqtcl_la_SOURCES = wrappers/tcl/gen/glue.c wrappers/tcl/gen/glue.h
 wrappers_tcl_libmqtcl_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/wrappers/tcl \
-	-I$(top_builddir)/wrappers/tcl $(TCL_CPPFLAGS) -DUSE_TCL_STUBS -DUSE_TCLOO_STUBS \
+	-I$(top_builddir)/wrappers/tcl $(TCL_CPPFLAGS) $(TCL_PRIVATE_CPPFLAGS) -DUSE_TCL_STUBS -DUSE_TCLOO_STUBS \
 	-DMQTCL_VERSION='"$(PACKAGE_VERSION)"'
 wrappers_tcl_libmqtcl_la_CFLAGS = $(AM_CFLAGS) -fPIC -fvisibility=hidden
 

@@ -15,18 +15,51 @@
 typedef struct mqtcl_state {
     Tcl_Class classes[MQTCL_CLASS_COUNT];
     Tcl_ThreadId thread;
-    Tcl_HashTable overrides; /* Tcl_Class -> unsigned char[] (see overrides()) */
+    Tcl_HashTable overrides; /* Tcl_Class -> mqtcl_overrides (overrides.c) */
+    const int *oo_epoch;     /* TclOO's class-structure epoch (resolver.c) */
     Tcl_HashTable tls;       /* C object of a tls ctor -> its mqtcl_obj */
-    Tcl_Obj *rename;         /* "::rename", for each new context's `my` */
+    /* the fast `my` of every context object (runtime.c, resolver.c) */
+    Tcl_Command my_cmd;
+    Tcl_HashTable by_ns;      /* object namespace -> its context's mqtcl_obj */
+    Tcl_Namespace *last_ns;   /* the last namespace my_cmd was called in */
+    mqtcl_obj *last_self;     /* ... and its context */
+    Tcl_ObjCmdProc *oo_my;    /* TclOO's `my` procedure (its data: the object) */
+    Tcl_Obj *setup_method;    /* the server setup's method name (callback.c) */
+    Tcl_Obj *factory_class;   /* the server instances' class name (callback.c) */
     unsigned long next_id;   /* names of plain objects (runtime.c) */
-    mqtcl_word words[MQTCL_CLASS_COUNT][MQTCL_WORDS]; /* method_index's cache */
 } mqtcl_state;
 
 mqtcl_state *mqtcl_state_of(Tcl_Interp *interp);
 /* The mqlink state of a TclOO object, or NULL. */
 mqtcl_obj *mqtcl_self(Tcl_Object o);
-/* The context whose fast `my` cmd is, or NULL (another command, NULL). */
-mqtcl_obj *mqtcl_my_owner(Tcl_Command cmd);
+/* The context whose `my` cmd is, called from the current namespace, or NULL
+ * (another command, NULL). */
+mqtcl_obj *mqtcl_my_owner(Tcl_Interp *interp, Tcl_Command cmd);
+/* `WORD args...` on self: the class's C method or TclOO's `my`. */
+int mqtcl_dispatch(mqtcl_obj *self, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[]);
+
+/* overrides.c: the mqlink methods a context class takes over (ov[i] for
+ * the method at index i), kept while TclOO's epoch is the same. */
+typedef struct mqtcl_overrides {
+    Tcl_Class cls;
+    int epoch;          /* TclOO's epoch it was worked out at; -1: none yet */
+    unsigned char ov[]; /* per method index: taken over */
+} mqtcl_overrides;
+/* Give self (a new object of cls) its class's answer; TCL_ERROR with the
+ * message in interp. */
+int mqtcl_overrides_attach(Tcl_Interp *interp, mqtcl_state *st, mqtcl_obj *self, Tcl_Class cls);
+/* Work self's class's answer out again (TclOO's epoch moved). */
+int mqtcl_overrides_refresh(Tcl_Interp *interp, mqtcl_obj *self);
+/* The index of the method called name in class cls's table, or -1. */
+int mqtcl_method_find(int cls, const char *name);
+
+/* resolver.c: `my` in ns (a context object's namespace) is the fast `my`,
+ * the command mqtcl_fast_my (client data: the interpreter's state). */
+void mqtcl_resolver_install(Tcl_Namespace *ns);
+int mqtcl_fast_my(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[]);
+void mqtcl_fast_my_deleted(ClientData cd);
+/* TclOO's epoch of class structure changes (its foundation's). */
+const int *mqtcl_oo_epoch(Tcl_Interp *interp);
 /* The TclOO object named o, or NULL (and interp's result untouched). */
 Tcl_Object mqtcl_object_of(Tcl_Interp *interp, Tcl_Obj *o);
 /* A new object of tcls (a subclass of class cls; NULL: cls itself) around

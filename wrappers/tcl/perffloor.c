@@ -63,8 +63,7 @@ main(int argc, char **argv)
     setup = Tcl_ObjPrintf("if {{%s} ne {}} {lappend ::auto_path {%s}}\n"
                           "source {%s}\n"
                           "set o [PerfServer new]\n"
-                          "set ns [info object namespace $o]\n"
-                          "expr {[info commands ${ns}::mqlink.my] ne {} ? \"${ns}::mqlink.my\" : \"${ns}::my\"}",
+                          "set my [info object namespace $o]::my",
                           MQTCL_LIBDIR, MQTCL_LIBDIR, script);
     Tcl_IncrRefCount(setup);
     if (Tcl_EvalObjEx(interp, setup, TCL_EVAL_GLOBAL) != TCL_OK)

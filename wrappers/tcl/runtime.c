@@ -71,6 +71,13 @@ meta_delete(ClientData data)
     if (self->name)
         Tcl_DecrRefCount(self->name);
     object_cmd_forget(self);
+    if (self->ns && st) {
+        Tcl_HashEntry *e = Tcl_FindHashEntry(&st->by_ns, (char *)self->ns);
+        if (e && Tcl_GetHashValue(e) == self)
+            Tcl_DeleteHashEntry(e);
+        if (st->last_self == self)
+            st->last_ns = NULL, st->last_self = NULL;
+    }
     if (self->my)
         Tcl_DecrRefCount(self->my);
     ckfree(self);
@@ -121,91 +128,141 @@ static const Tcl_MethodType method_type = {
 
 /* Method name -> index in its class's table, per class, shared by every
  * interpreter and built once.  Not Tcl_GetIndexFromObjStruct: that caches
- * the index in the word's Tcl_Obj, and an interpreter shares one literal
- * object per word, so `my ReadBUF` and `$bus ReadBUF` would evict each
- * other's cache and scan a whole table on every call. */
+ * the index of one table in the word's Tcl_Obj, and an interpreter shares
+ * one literal object per word, so `my ReadBUF` and `$bus ReadBUF` would
+ * evict each other's cache and scan a whole table on every call.  Instead a
+ * word caches its entry of `words`: its index in every class at once. */
 static Tcl_HashTable method_names[MQTCL_CLASS_COUNT];
 static int method_names_ready;
 TCL_DECLARE_MUTEX(method_names_lock)
+
+typedef struct {
+    short index[MQTCL_CLASS_COUNT]; /* -1: not a method of that class */
+} method_word;
+static Tcl_HashTable words; /* every method name -> its method_word */
+static const method_word no_method = {.index[0 ... MQTCL_CLASS_COUNT - 1] = -1};
+
+/* A word's cached method_word (internalRep.twoPtrValue.ptr1): static data,
+ * so nothing to free or copy; the string stays the word's value. */
+static const Tcl_ObjType word_type = {"mqlink method name", NULL, NULL, NULL, NULL};
 
 static void
 method_names_init(void)
 {
     Tcl_MutexLock(&method_names_lock);
+    if (!method_names_ready)
+        Tcl_InitHashTable(&words, TCL_STRING_KEYS);
     for (int c = 0; !method_names_ready && c < MQTCL_CLASS_COUNT; c++) {
         Tcl_InitHashTable(&method_names[c], TCL_STRING_KEYS);
         for (int i = 0; mqtcl_classes[c].methods[i].name; i++) {
+            const char *name = mqtcl_classes[c].methods[i].name;
             int isnew;
-            Tcl_HashEntry *e =
-                Tcl_CreateHashEntry(&method_names[c], mqtcl_classes[c].methods[i].name, &isnew);
+            Tcl_HashEntry *e = Tcl_CreateHashEntry(&method_names[c], name, &isnew);
             Tcl_SetHashValue(e, (ClientData)(intptr_t)i);
+            e = Tcl_CreateHashEntry(&words, name, &isnew);
+            if (isnew) {
+                method_word *w = (method_word *)ckalloc(sizeof *w);
+                *w = no_method;
+                Tcl_SetHashValue(e, w);
+            }
+            ((method_word *)Tcl_GetHashValue(e))->index[c] = (short)i;
         }
     }
     method_names_ready = 1;
     Tcl_MutexUnlock(&method_names_lock);
 }
 
-/* The index of the method called name in class cls's table, or -1. */
-static int
-method_find(int cls, const char *name)
+int
+mqtcl_method_find(int cls, const char *name)
 {
     Tcl_HashEntry *e = Tcl_FindHashEntry(&method_names[cls], name);
     return e ? (int)(intptr_t)Tcl_GetHashValue(e) : -1;
 }
 
+/* word (not yet of word_type) as a word_type object. */
+static __attribute__((noinline)) const method_word *
+word_convert(Tcl_Obj *word)
+{
+    Tcl_HashEntry *e = Tcl_FindHashEntry(&words, Tcl_GetString(word));
+
+    if (word->typePtr && word->typePtr->freeIntRepProc)
+        word->typePtr->freeIntRepProc(word);
+    word->typePtr = &word_type;
+    word->internalRep.twoPtrValue.ptr1 = e ? Tcl_GetHashValue(e) : (void *)&no_method;
+    return word->internalRep.twoPtrValue.ptr1;
+}
+
 /* The index of word's method in self's class's table, or -1.  A service
- * names the same literal words on every call, so the interpreter's cache
- * (per class, by the word's address) answers most lookups with a pointer
- * compare and a strcmp — the word may have been freed and its memory
- * reused for another since. */
+ * names the same literal words on every call: after the first, a type
+ * check and a load (any other word too, the user's methods included, keeps
+ * its answer "none"). */
 static inline int
 method_index(mqtcl_obj *self, Tcl_Obj *word)
 {
-    mqtcl_word *w = &self->words[((uintptr_t)word >> 4) % MQTCL_WORDS];
-    const char *name = Tcl_GetString(word);
-    int i;
+    const method_word *w = word->typePtr == &word_type ? word->internalRep.twoPtrValue.ptr1
+                                                       : word_convert(word);
+    return w->index[self->cls];
+}
 
-    if (w->word == word && strcmp(name, mqtcl_classes[self->cls].methods[w->index].name) == 0)
-        return w->index;
-    if ((i = method_find(self->cls, name)) >= 0)
-        w->word = word, w->index = i;
-    return i;
+/* The class's method i on self, past the checks (the fast path's). */
+static inline int
+method_run(mqtcl_obj *self, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[], int i)
+{
+    const mqtcl_method *m = &mqtcl_classes[self->cls].methods[i];
+
+    if (!self->c)
+        return not_ready(interp, self, m->name);
+    return m->fn(interp, self, objc - 2, objv + 2);
+}
+
+/* dispatch's way for a class whose overrides may have changed or that
+ * overrides method i: work them out again if TclOO's epoch moved, then
+ * the method or TclOO. */
+static __attribute__((noinline)) int
+dispatch_overridden(mqtcl_obj *self, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[], int i)
+{
+    if (self->ovr->epoch != *self->oo_epoch && mqtcl_overrides_refresh(interp, self) != TCL_OK)
+        return TCL_ERROR;
+    if (self->ovr->ov[i])
+        return self->oo_my(self->oo_my_data, interp, objc, objv);
+    return method_run(self, interp, objc, objv, i);
 }
 
 /* `WORD args...` on self, for its fast command (a context's `my`, a plain
  * object's object command): the class's C method named WORD straight from
  * the static table, anything else (the user's methods, `my variable`, an
- * override, destroy) through TclOO's procedure behind that command. */
-static int
+ * override, destroy) through TclOO's procedure behind that command.  The
+ * usual way ends in a tail call: no frame of its own. */
+static int dispatch_new_word(mqtcl_obj *self, Tcl_Interp *interp, int objc,
+                             Tcl_Obj *const objv[]);
+
+static inline int
 dispatch(mqtcl_obj *self, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 {
-    const mqtcl_method *t = mqtcl_classes[self->cls].methods;
+    const mqtcl_overrides *ovr = self->ovr;
     int i;
 
-    if (objc >= 2 && (i = method_index(self, objv[1])) >= 0 &&
-        !(self->overridden && self->overridden[i])) {
-        if (!self->c)
-            return not_ready(interp, self, t[i].name);
-        return t[i].fn(interp, self, objc - 2, objv + 2);
-    }
-    return self->oo_my(self->oo_my_data, interp, objc, objv);
+    if (objc >= 2 && objv[1]->typePtr != &word_type)
+        return dispatch_new_word(self, interp, objc, objv);
+    if (objc < 2 || (i = method_index(self, objv[1])) < 0)
+        return self->oo_my(self->oo_my_data, interp, objc, objv);
+    if (ovr && (ovr->epoch != *self->oo_epoch || ovr->ov[i]))
+        return dispatch_overridden(self, interp, objc, objv, i);
+    return method_run(self, interp, objc, objv, i);
 }
 
-/* A context's `my`. */
-static int
-fast_my(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
+/* dispatch for a word seen the first time (or changed since) */
+static __attribute__((noinline)) int
+dispatch_new_word(mqtcl_obj *self, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 {
-    return dispatch(cd, interp, objc, objv);
+    word_convert(objv[1]);
+    return dispatch(self, interp, objc, objv);
 }
 
-mqtcl_obj *
-mqtcl_my_owner(Tcl_Command cmd)
+int
+mqtcl_dispatch(mqtcl_obj *self, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 {
-    Tcl_CmdInfo info;
-
-    if (cmd && Tcl_GetCommandInfoFromToken(cmd, &info) && info.objProc == fast_my)
-        return info.objClientData;
-    return NULL;
+    return dispatch(self, interp, objc, objv);
 }
 
 /* ------------------------------------------------------ object commands
@@ -280,110 +337,71 @@ object_cmd_create(Tcl_Interp *interp, mqtcl_obj *self, unsigned long id)
 /* The class mqtcl_new_object_of is instantiating (NULL: unknown). */
 static _Thread_local Tcl_Class pending_class;
 
-/* The mqlink methods the object's class (or a filter) takes over from the
- * base class: those keep going through TclOO.  Worked out once per class
- * (the cache is keyed by the class), so a new server instance pays a hash
- * lookup. */
-static const unsigned char *
-overrides(Tcl_Interp *interp, mqtcl_state *st, mqtcl_obj *self)
+/* The class of o (made by TclOO's own `new` or `create`), or NULL with the
+ * message in interp. */
+static Tcl_Class
+class_of(Tcl_Interp *interp, Tcl_Object o)
 {
-    const mqtcl_method *t = mqtcl_classes[self->cls].methods;
-    Tcl_Class cls = pending_class;
-    Tcl_Obj *cmd[3], *list, **v;
-    Tcl_HashEntry *e;
-    unsigned char *ov;
-    int isnew, n = 0, c, rc;
+    Tcl_Obj *q = Tcl_ObjPrintf("::info object class {%s}",
+                               Tcl_GetString(Tcl_GetObjectName(interp, o)));
+    Tcl_Object co;
+    Tcl_Class cls = NULL;
 
-    if (!cls) {
-        Tcl_Obj *q = Tcl_ObjPrintf("::info object class {%s}",
-                                   Tcl_GetString(Tcl_GetObjectName(interp, self->obj)));
-        Tcl_Object co;
-        Tcl_IncrRefCount(q);
-        rc = Tcl_EvalObjEx(interp, q, TCL_EVAL_GLOBAL);
-        Tcl_DecrRefCount(q);
-        if (rc != TCL_OK || !(co = Tcl_GetObjectFromObj(interp, Tcl_GetObjResult(interp))) ||
-            !(cls = Tcl_GetObjectAsClass(co)))
-            return NULL;
-    }
-    e = Tcl_CreateHashEntry(&st->overrides, (char *)cls, &isnew);
-    if (!isnew)
-        return Tcl_GetHashValue(e);
-    cmd[0] = Tcl_NewStringObj("::mqlink::Overrides", -1);
-    cmd[1] = Tcl_GetObjectName(interp, self->obj);
-    cmd[2] = Tcl_NewStringObj(mqtcl_classes[self->cls].name, -1);
-    for (int k = 0; k < 3; k++)
-        Tcl_IncrRefCount(cmd[k]);
-    rc = Tcl_EvalObjv(interp, 3, cmd, TCL_EVAL_GLOBAL);
-    for (int k = 0; k < 3; k++)
-        Tcl_DecrRefCount(cmd[k]);
-    list = Tcl_GetObjResult(interp);
-    if (rc != TCL_OK || Tcl_ListObjGetElements(interp, list, &c, &v) != TCL_OK) {
-        Tcl_DeleteHashEntry(e);
-        return NULL;
-    }
-    while (t[n].name)
-        n++;
-    ov = (unsigned char *)ckalloc(n + 1);
-    memset(ov, 0, n + 1);
-    for (int k = 1; k < c; k++) {
-        int i = method_find(self->cls, Tcl_GetString(v[k]));
-        if (i >= 0)
-            ov[i] = 1;
-    }
-    Tcl_SetHashValue(e, ov);
-    Tcl_ResetResult(interp);
-    return ov;
+    Tcl_IncrRefCount(q);
+    if (Tcl_EvalObjEx(interp, q, TCL_EVAL_GLOBAL) == TCL_OK &&
+        (co = Tcl_GetObjectFromObj(interp, Tcl_GetObjResult(interp))))
+        cls = Tcl_GetObjectAsClass(co);
+    Tcl_DecrRefCount(q);
+    return cls;
 }
 
-/* ns::word as a new Tcl_Obj (Tcl_ObjPrintf costs a format parse per call,
- * and a child instance makes several of these). */
+/* ns::my as a new Tcl_Obj, once per server instance (Tcl_ObjPrintf costs a
+ * format parse, Tcl_AppendStringsToObj a grown copy). */
 static Tcl_Obj *
-qualified(Tcl_Namespace *ns, const char *word)
+qualified_my(Tcl_Namespace *ns)
 {
-    Tcl_Obj *o = Tcl_NewStringObj(ns->fullName, -1);
-    Tcl_AppendStringsToObj(o, "::", word, (char *)NULL);
+    size_t n = strlen(ns->fullName);
+    Tcl_Obj *o = Tcl_NewObj();
+    char *s;
+
+    Tcl_SetObjLength(o, (int)n + 4);
+    s = Tcl_GetString(o);
+    memcpy(s, ns->fullName, n);
+    memcpy(s + n, "::my", 4);
     return o;
 }
 
-/* Give a context object its fast `my`, keeping TclOO's as the fallback. */
+/* Give a context object the fast `my` (resolver.c), keeping TclOO's under
+ * its own name for callbacks and as the fallback. */
 static int
 install_my(Tcl_Interp *interp, mqtcl_state *st, mqtcl_obj *self)
 {
     Tcl_Namespace *ns = Tcl_GetObjectNamespace(self->obj);
-    Tcl_Command my = Tcl_FindCommand(interp, "my", ns, TCL_NAMESPACE_ONLY);
-    Tcl_CmdInfo info;
-    Tcl_Obj *cmd[3];
-    int rc;
+    Tcl_Class cls = pending_class;
+    Tcl_HashEntry *e;
+    int isnew;
 
-    if (!my) { /* no `my`: nothing to speed up */
-        self->my = qualified(ns, "my");
-        Tcl_IncrRefCount(self->my);
-        return TCL_OK;
-    }
-    self->overridden = overrides(interp, st, self);
-    if (!self->overridden && Tcl_GetObjResult(interp) && *Tcl_GetString(Tcl_GetObjResult(interp)))
-        return TCL_ERROR;
-    /* Keep TclOO's command under another name; a new `my` takes its place. */
-    cmd[0] = st->rename;
-    cmd[1] = qualified(ns, "my");
-    cmd[2] = qualified(ns, "mqlink.my");
-    for (int k = 0; k < 3; k++)
-        Tcl_IncrRefCount(cmd[k]);
-    rc = Tcl_EvalObjv(interp, 3, cmd, TCL_EVAL_GLOBAL);
-    if (rc == TCL_OK && Tcl_GetCommandInfoFromToken(my, &info)) {
-        self->oo_my = info.objProc;
-        self->oo_my_data = info.objClientData;
-        Tcl_CreateObjCommand(interp, Tcl_GetString(cmd[1]), fast_my, self, NULL);
-        /* callbacks (`my ECUL`) go to TclOO's `my` directly */
-        self->my = cmd[2];
-    } else {
-        self->my = cmd[1];
-    }
+    self->my = qualified_my(ns);
     Tcl_IncrRefCount(self->my);
-    for (int k = 0; k < 3; k++)
-        Tcl_DecrRefCount(cmd[k]);
-    Tcl_ResetResult(interp);
-    return rc;
+    if (!st->oo_my) { /* TclOO's `my` is the same procedure on every object */
+        Tcl_Command my = Tcl_FindCommand(interp, "my", ns, TCL_NAMESPACE_ONLY);
+        Tcl_CmdInfo info;
+        if (!my || !Tcl_GetCommandInfoFromToken(my, &info) ||
+            info.objClientData != (ClientData)self->obj)
+            return TCL_OK; /* not the TclOO we know: nothing to speed up */
+        st->oo_my = info.objProc;
+    }
+    if (!cls && !(cls = class_of(interp, self->obj)))
+        return TCL_ERROR;
+    if (mqtcl_overrides_attach(interp, st, self, cls) != TCL_OK)
+        return TCL_ERROR;
+    self->oo_my = st->oo_my;
+    self->oo_my_data = self->obj;
+    self->ns = ns;
+    e = Tcl_CreateHashEntry(&st->by_ns, (char *)ns, &isnew);
+    Tcl_SetHashValue(e, self);
+    mqtcl_resolver_install(ns);
+    return TCL_OK;
 }
 
 /* ------------------------------------------------------------- objects */
@@ -425,7 +443,6 @@ ctor_call(ClientData cd, Tcl_Interp *interp, Tcl_ObjectContext oc, int objc,
     self->obj = o;
     self->interp = interp;
     self->cls = cls;
-    self->words = st->words[cls];
     self->owned = owned;
     Tcl_ObjectSetMetadata(o, &meta_type, self);
     if (!k->subclass)
@@ -480,8 +497,10 @@ mqtcl_new_object_of(Tcl_Interp *interp, Tcl_Class tcls, int cls, void *c, int ow
         Tcl_SetObjResult(interp, Tcl_ObjPrintf("%s: no object command", mqtcl_classes[cls].name));
         return TCL_ERROR;
     }
-    Tcl_SetObjResult(interp, plain ? self->name : Tcl_GetObjectName(interp, o));
-    if (made)
+    /* the factory's instance needs no name: TclOO makes it on first use */
+    if (!made)
+        Tcl_SetObjResult(interp, plain ? self->name : Tcl_GetObjectName(interp, o));
+    else
         *made = self;
     return TCL_OK;
 }
@@ -510,6 +529,7 @@ mqtcl_new_object(Tcl_Interp *interp, int cls, void *c, int owned)
     Tcl_DeleteHashEntry(e);
     if (mqtcl_new_object_of(interp, NULL, cls, c, 0, &self) != TCL_OK)
         return TCL_ERROR;
+    Tcl_SetObjResult(interp, self->name ? self->name : Tcl_GetObjectName(interp, self->obj));
     e = Tcl_CreateHashEntry(&st->tls, c, &isnew);
     Tcl_SetHashValue(e, self);
     return TCL_OK;
@@ -557,32 +577,53 @@ static const Tcl_MethodType new_type = {
 
 /* ---------------------------------------------------------------- state */
 
+/* The state last looked up in this thread, of an interpreter of this
+ * thread (a server instance asks several times; Tcl_GetAssocData is a
+ * string hash lookup). */
+static _Thread_local struct {
+    Tcl_Interp *interp;
+    mqtcl_state *st;
+} last_state;
+
 static void
 state_free(ClientData cd, Tcl_Interp *interp)
 {
     mqtcl_state *st = cd;
     Tcl_HashSearch s;
 
+    if (last_state.st == st)
+        last_state.interp = NULL, last_state.st = NULL;
+
     for (Tcl_HashEntry *e = Tcl_FirstHashEntry(&st->overrides, &s); e; e = Tcl_NextHashEntry(&s))
         ckfree(Tcl_GetHashValue(e));
     Tcl_DeleteHashTable(&st->overrides);
     Tcl_DeleteHashTable(&st->tls);
-    Tcl_DecrRefCount(st->rename);
+    Tcl_DeleteHashTable(&st->by_ns);
+    if (st->setup_method)
+        Tcl_DecrRefCount(st->setup_method);
+    if (st->factory_class)
+        Tcl_DecrRefCount(st->factory_class);
     ckfree(st);
 }
 
 mqtcl_state *
 mqtcl_state_of(Tcl_Interp *interp)
 {
-    return Tcl_GetAssocData(interp, "mqlink", NULL);
+    mqtcl_state *st;
+
+    if (interp == last_state.interp)
+        return last_state.st;
+    st = Tcl_GetAssocData(interp, "mqlink", NULL);
+    if (st && st->thread == Tcl_GetCurrentThread()) /* (state_free clears it) */
+        last_state.interp = interp, last_state.st = st;
+    return st;
 }
 
 /* Helpers in Tcl: the override check runs once per class. */
 static const char helpers[] =
     "namespace eval ::mqlink {\n"
-    "  proc Overrides {obj base} {\n"
-    "    set cls [info object class $obj]\n"
-    "    set r [list $cls]\n"
+    "  proc Overrides {cls base} {\n"
+    "    set r {}\n"
     "    if {$cls eq \"::$base\"} {return $r}\n"
     "    foreach m [info class methods ::$base -private] {\n"
     "      if {[lindex [info class call $cls $m] 0 2] ne \"::$base\"} {lappend r $m}\n"
@@ -635,8 +676,11 @@ mqtcl_init_interp(Tcl_Interp *interp)
     st->thread = Tcl_GetCurrentThread();
     Tcl_InitHashTable(&st->overrides, TCL_ONE_WORD_KEYS);
     Tcl_InitHashTable(&st->tls, TCL_ONE_WORD_KEYS);
-    st->rename = Tcl_NewStringObj("::rename", -1);
-    Tcl_IncrRefCount(st->rename);
+    Tcl_InitHashTable(&st->by_ns, TCL_ONE_WORD_KEYS);
+    if (!(st->oo_epoch = mqtcl_oo_epoch(interp))) {
+        Tcl_SetObjResult(interp, Tcl_NewStringObj("mqlink: TclOO is not initialised", -1));
+        return TCL_ERROR;
+    }
     Tcl_SetAssocData(interp, "mqlink", state_free, st);
     if (Tcl_EvalEx(interp, helpers, -1, TCL_EVAL_GLOBAL) != TCL_OK)
         return TCL_ERROR;
@@ -664,6 +708,9 @@ mqtcl_init_interp(Tcl_Interp *interp)
     }
     if (Tcl_Export(interp, ns, "*", 0) != TCL_OK)
         return TCL_ERROR;
+    /* outside ::mqlink's exports; resolver.c makes it every context's `my` */
+    st->my_cmd = Tcl_CreateObjCommand(interp, "::mqlink::oo::my", mqtcl_fast_my, st,
+                                      mqtcl_fast_my_deleted);
     return mqtcl_callback_init(interp);
 }
 

@@ -8,9 +8,9 @@
  * is one function of the glue, `int fn(interp, self, objc, objv)` with objv
  * holding the method's arguments only.  The same function is reached two
  * ways: through TclOO (`$obj SendI32 5`, `next`, introspection, overrides)
- * and, for contexts, through the context's own `my`, which the runtime
- * replaces by a C command that picks the method from the class's static
- * table with Tcl_GetIndexFromObjStruct (tclsqlite.c's shape) and hands
+ * and, for contexts, through `my` inside the object's methods, which a
+ * namespace resolver (resolver.c) answers with a C command that picks the
+ * method from the class's static table (tclsqlite.c's shape) and hands
  * anything else to TclOO's `my`.  A service's `my ReadI32` so costs one
  * object-command dispatch, not a TclOO method call.  Objects of the plain
  * classes (MkBufferStreamC CreateTLS, MkBufferC new, ...) get the same
@@ -24,13 +24,6 @@
 
 #include <mqlink.h>
 
-/* A method name word seen before and its index (runtime.c, method_index). */
-typedef struct {
-    Tcl_Obj *word;
-    int index;
-} mqtcl_word;
-enum { MQTCL_WORDS = 64 };
-
 /* One wrapper object: the metadata of a TclOO object of an mqlink class. */
 typedef struct mqtcl_obj {
     void *c;              /* the C object; NULL once the C side is gone */
@@ -38,7 +31,6 @@ typedef struct mqtcl_obj {
     Tcl_Interp *interp;   /* the interpreter the object lives in */
     int cls;              /* MQTCL_CLASS_* */
     int owned;            /* the wrapper frees c (not for tls objects) */
-    mqtcl_word *words;    /* the interpreter's lookup cache for cls */
     /* TclOO's procedure behind our fast command: a context's `my`, a plain
      * object's object command */
     Tcl_ObjCmdProc *oo_my;
@@ -49,8 +41,10 @@ typedef struct mqtcl_obj {
     Tcl_Obj *name;        /* its fully qualified name */
     /* contexts only */
     int lib_owned;        /* a server instance: the library deletes the context */
+    Tcl_Namespace *ns;    /* the object's namespace (a key of by_ns) */
     Tcl_Obj *my;          /* the fully qualified name of TclOO's own `my` */
-    const unsigned char *overridden; /* per method index: the class overrides it */
+    struct mqtcl_overrides *ovr; /* what the class takes over (overrides.c) */
+    const int *oo_epoch;  /* TclOO's class-structure epoch, to check ovr against */
 } mqtcl_obj;
 
 /* A method of the glue: objv holds its arguments (without object and name). */

@@ -1,0 +1,129 @@
+/* resolver.c — `my` inside a context object's methods is the binding's fast
+ * `my` (runtime.c, fast_my), answered by a command resolver on the object's
+ * namespace.
+ *
+ * Why a resolver: the fast `my` is one command per interpreter that finds
+ * its object from the namespace it is called in, so a new server instance
+ * (a child) makes no command, renames none and deletes none — those cost
+ * Tcl 8.6 about 8 000 instructions per instance.  TclOO's own `my` stays in
+ * place under its own name: callbacks (`my ECUL`) and whatever the fast one
+ * hands on reach it directly.  A resolved name is cached in the calling
+ * literal as any other (keyed by namespace and its epoch), so a service's
+ * `my ReadI32` pays the resolver only on its first call in an object.
+ *
+ * Tcl_SetNamespaceResolvers is in Tcl's internal stub table (tclInt.h);
+ * only this file includes the private headers (also for TclOO's epoch,
+ * mqtcl_oo_epoch). */
+#define HAVE_UNISTD_H 1 /* tclUnixPort.h: the system's unistd.h, not Tcl's compat one */
+#include <tclInt.h>
+#include <tclOOInt.h>
+
+#include "module.h"
+
+/* The context whose namespace ns is, or NULL. */
+static mqtcl_obj *
+context_of_ns(mqtcl_state *st, Tcl_Namespace *ns)
+{
+    Tcl_HashEntry *e;
+
+    if (ns == st->last_ns)
+        return st->last_self;
+    if (!(e = Tcl_FindHashEntry(&st->by_ns, (char *)ns)))
+        return NULL;
+    st->last_ns = ns;
+    st->last_self = Tcl_GetHashValue(e);
+    return st->last_self;
+}
+
+static int
+not_in_context(Tcl_Interp *interp)
+{
+    Tcl_SetObjResult(interp, Tcl_NewStringObj("my: not inside an mqlink context's method", -1));
+    Tcl_SetErrorCode(interp, "MK", "8", NULL);
+    return TCL_ERROR;
+}
+
+/* The fast `my` called in a namespace other than the last one. */
+static __attribute__((noinline)) int
+fast_my_elsewhere(mqtcl_state *st, Tcl_Namespace *ns, Tcl_Interp *interp, int objc,
+                  Tcl_Obj *const objv[])
+{
+    mqtcl_obj *self = context_of_ns(st, ns);
+
+    if (!self)
+        return not_in_context(interp);
+    return mqtcl_dispatch(self, interp, objc, objv);
+}
+
+/* `my` in a context's method: the context is the one whose namespace the
+ * method runs in.  The current namespace is read as Tcl's own macro does
+ * (the public call costs a stub call and a stack frame on every `my`); the
+ * usual case, the namespace of the last call, is two tail calls' work. */
+int
+mqtcl_fast_my(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
+{
+    mqtcl_state *st = cd;
+    Tcl_Namespace *ns = TclGetCurrentNamespace(interp);
+
+    if (ns == st->last_ns)
+        return mqtcl_dispatch(st->last_self, interp, objc, objv);
+    return fast_my_elsewhere(st, ns, interp, objc, objv);
+}
+
+/* (renamed away or the interpreter going: `my` is TclOO's again) */
+void
+mqtcl_fast_my_deleted(ClientData cd)
+{
+    ((mqtcl_state *)cd)->my_cmd = NULL;
+}
+
+mqtcl_obj *
+mqtcl_my_owner(Tcl_Interp *interp, Tcl_Command cmd)
+{
+    mqtcl_state *st = mqtcl_state_of(interp);
+
+    if (cmd && st && cmd == st->my_cmd)
+        return context_of_ns(st, TclGetCurrentNamespace(interp));
+    return NULL;
+}
+
+/* What TclOO resolves in an object namespace (8.6 sets none; chained so a
+ * later Tcl that does keeps working). */
+static _Thread_local Tcl_ResolveCmdProc *oo_cmd_resolver;
+
+static int
+resolve_cmd(Tcl_Interp *interp, const char *name, Tcl_Namespace *ns, int flags, Tcl_Command *cmd)
+{
+    if (name[0] == 'm' && name[1] == 'y' && name[2] == '\0' && !(flags & TCL_GLOBAL_ONLY)) {
+        mqtcl_state *st = mqtcl_state_of(interp);
+        if (st && st->my_cmd) {
+            *cmd = st->my_cmd;
+            return TCL_OK;
+        }
+    }
+    if (oo_cmd_resolver)
+        return oo_cmd_resolver(interp, name, ns, flags, cmd);
+    return TCL_CONTINUE;
+}
+
+void
+mqtcl_resolver_install(Tcl_Namespace *ns)
+{
+    Tcl_ResolverInfo info;
+
+    Tcl_GetNamespaceResolvers(ns, &info);
+    if (info.cmdResProc == resolve_cmd)
+        return;
+    if (info.cmdResProc)
+        oo_cmd_resolver = info.cmdResProc;
+    Tcl_SetNamespaceResolvers(ns, resolve_cmd, info.varResProc, info.compiledVarResProc);
+}
+
+/* TclOO's foundation bumps its epoch whenever a method chain may change
+ * (tclOOInt.h); overrides.c checks its answers against it. */
+const int *
+mqtcl_oo_epoch(Tcl_Interp *interp)
+{
+    Foundation *f = (Foundation *)((Interp *)interp)->objectFoundation;
+    return f ? &f->epoch : NULL;
+}
