@@ -108,9 +108,9 @@ LINK_TESTS = link/fault_test link/persist_test link/block_test \
 	link/transport/uds/uds_test link/start/start_test link/start/fork_test \
 	link/limits_test link/option_test link/reconnect_test
 check_PROGRAMS += $(LINK_TESTS)
-TESTS += $(LINK_TESTS) link/layers_test.py link/parent_syscalls_test.sh
+TESTS += $(LINK_TESTS) link/layers_test.py link/parent_syscalls_test.sh link/thread_pool_test.sh
 EXTRA_DIST += link/layers_test.py
-dist_check_SCRIPTS += link/parent_syscalls_test.sh
+dist_check_SCRIPTS += link/parent_syscalls_test.sh link/thread_pool_test.sh
 link_transport_pipe_pipe_test_LDADD = $(LINK_TEST_HELPERS)
 link_transport_tcp_tcp_test_LDADD = $(LINK_TEST_HELPERS)
 link_transport_uds_uds_test_LDADD = $(LINK_TEST_HELPERS)
