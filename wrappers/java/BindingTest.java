@@ -76,6 +76,13 @@ public class BindingTest {
             ServiceCreate("INST", TestServer::INST);   // an unbound one
             ServiceCreate("WRNG", this::WRNG);
             ServiceCreate("VIEW", this::VIEW);
+            ServiceCreate("!~aZ", this::TOKN);   // the printable range's ends
+        }
+
+        public void TOKN() {
+            SendSTART();
+            SendSTR(ServiceGetToken());
+            SendRETURN();
         }
 
         // kept past the service on purpose: the view must be dead by then
@@ -328,6 +335,26 @@ public class BindingTest {
             String inst = c.ReadSTR();
             expect(inst.startsWith("BindingTest$TestServer:") && inst.endsWith("mqlink-thread"), inst);
             expect(c.LinkGetParent() == c, "LinkGetParent");
+        });
+        // A valid token goes to C as one int packed in Java (MkObjectC.token):
+        // the token the service sees is the one sent, character for character.
+        check("tokens: any 4 printable ASCII characters arrive as sent; others are refused, named", () -> {
+            c.SendSTART();
+            c.SendEND_AND_WAIT("!~aZ");
+            String t = c.ReadSTR();
+            expect(t.equals("!~aZ"), t);
+            for (String bad : new String[] {"TOOLONG", "abc", " abc", "ab\u007fc", "\u00e4bcd"}) {
+                c.SendSTART();
+                MkExceptionC e = raises(() -> c.SendEND_AND_WAIT(bad));
+                expect(e.getText().contains("not exactly 4 printable"), bad + ": " + e.getText());
+            }
+            c.SendSTART();
+            MkExceptionC e = raises(() -> c.SendEND_AND_WAIT("ab\u0000c"));
+            expect(e.getText().contains("NUL character"), e.getText());
+            e = raises(() -> c.ServiceCreate("\u00e4bcd", () -> { }));
+            expect(e.getText().contains("'\u00e4bcd'"), e.getText());
+            e = raises(() -> c.SendEND(null));
+            expect(e.getText().contains("null string"), e.getText());
         });
         check("errors both ways: MkExceptionC text and code, any other exception's class", () -> {
             c.SendSTART();

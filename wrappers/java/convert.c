@@ -318,6 +318,20 @@ mqj_to_STR(JNIEnv *env, jstring j, mqj_str *s, const char *fn)
     return 1;
 }
 
+int
+mqj_to_TOKEN(JNIEnv *env, jint word, jstring j, char t[5], mqj_str *s, const char *fn)
+{
+    uint32_t w = (uint32_t)word;
+    for (int i = 0; i < 4; i++)
+        t[i] = (char)(w >> (8 * i) & 0xff); /* character i in bits 8i..8i+7 */
+    t[4] = '\0';
+    if (w) {
+        s->s = s->small;
+        return 1;
+    }
+    return mqj_to_STR(env, j, s, fn);
+}
+
 /* Decode UTF-8 into UTF-16; an invalid sequence becomes U+FFFD. */
 static jsize
 utf8_to_utf16(const unsigned char *s, size_t n, jchar *out)

@@ -114,6 +114,12 @@ mqj_str_release(mqj_str *s)
     if (s->s != s->small)
         mqj_free(s->s);
 }
+/* A token: word is its 4 characters packed in Java (MkObjectC.token: 0
+ * unless they are 4 printable ASCII characters), unpacked into t[5] without
+ * a JNI call; for 0 the String is converted into s as mqj_to_STR does, so
+ * the C call names an invalid token in its error.  s is released after the
+ * call either way. */
+int mqj_to_TOKEN(JNIEnv *env, jint word, jstring j, char t[5], mqj_str *s, const char *fn);
 /* UTF-8 as a new String (NULL for a NULL pointer when nullable). */
 jstring mqj_from_STR(JNIEnv *env, const char *s);
 
@@ -199,8 +205,13 @@ int mqj_to_ARGV(JNIEnv *env, jobjectArray j, mqj_argv *a, const char *fn);
 void mqj_argv_release(mqj_argv *a);
 
 /* A callback registration: the Java callable held by a global reference.
- * NULL with an exception for null. */
-void *mqj_cb_new(JNIEnv *env, jobject fn, int scope, const char *name);
+ * slot is its class's entry in the runtime's table of Call methods
+ * (MkObjectC.callable), -1 to look the class up here.  NULL with an
+ * exception for null. */
+void *mqj_cb_new(JNIEnv *env, jobject fn, jint slot, int scope, const char *name);
+/* MkObjectC.callableSlot(Class): a class's entry in that table, added the
+ * first time; -1 when the table is full. */
+jint JNICALL mqj_callable_slot(JNIEnv *env, jclass cls, jclass of);
 MkErrorE mqj_cb_call(MqContextC *ctx, void *data);
 void mqj_cb_free(void *data);
 

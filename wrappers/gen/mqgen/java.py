@@ -6,6 +6,7 @@ those natives (one text holding every class, each after a line
 import itertools
 import re
 
+from .model import ApiError
 from .plan import VIEW, ends_views, has_view
 from .text import arg_text, banner, c_decl, col
 
@@ -72,16 +73,23 @@ def forms(inp):
     return c.get("forms") or (c.in_,)
 
 
-def sigs(inp):
+def sigs(inp, hand=False):
     c = jcol(inp.param.type)
-    return c.get("sigs") or (c.sig,)
+    lead = "" if hand else lead_of(inp) and lead_of(inp).sig
+    return tuple((lead or "") + s for s in c.get("sigs") or (c.sig,))
+
+
+def lead_of(inp):
+    """The hidden int a wrapped method passes before this input (types.py's
+    _java_lead), or None."""
+    return jcol(inp.param.type).get("lead")
 
 
 def variants(plan):
     """Each combination of the inputs' forms: [(java types, signatures)]."""
     per = []
     for i in plan.inputs:
-        fs, ss = forms(i), sigs(i)
+        fs, ss = forms(i), sigs(i, plan.kind == "handwritten")
         if plan.kind == "handwritten":
             fs, ss = fs[:1], ss[:1]
         per.append(list(zip(fs, ss)))
@@ -162,8 +170,9 @@ class FuncGlue:
         if p.on_object:
             head += ", jlong hdl"
         tail = ", jobject into" if java_made(p) == "fill" and not self.view else ""
-        return head + "".join(", %s %s" % (jcol(i.param.type).jni, i.param.name)
-                              for i in p.inputs) + tail
+        return head + "".join(", %s%s %s" % (
+            "%s %s, " % (lead_of(i).jni, lead_of(i).name.format(n=i.param.name)) if lead_of(i)
+            else "", jcol(i.param.type).jni, i.param.name) for i in p.inputs) + tail
 
     def emit(self):
         p = self.plan
@@ -378,8 +387,16 @@ def view_doc(plan):
             " copy to keep." % (plan.name + VIEW, plan.name, plan.name, VIEW, plan.name))
 
 
-def java_params(plan, types):
-    return ", ".join("%s %s" % (t, i.param.name) for t, i in zip(types, plan.inputs))
+def java_params(plan, types, leads=False):
+    """The Java parameters; leads: a native's, with each hidden int first."""
+    return ", ".join("%s%s %s" % ("int %s_lead, " % i.param.name if leads and lead_of(i) else "",
+                                  t, i.param.name) for t, i in zip(types, plan.inputs))
+
+
+def java_args(plan):
+    """A wrapped method's arguments to its native: each hidden int first."""
+    return ["%s%s" % (lead_of(i).expr.format(n=i.param.name) + ", " if lead_of(i) else "",
+                      i.param.name) for i in plan.inputs]
 
 
 def java_method(api, plan, out, native_name=None):
@@ -392,6 +409,8 @@ def java_method(api, plan, out, native_name=None):
         if wrapped(plan):
             java_wrapped_method(plan, types, static, rt, out)
         else:
+            if any(lead_of(i) for i in plan.inputs) and plan.kind != "handwritten":
+                raise ApiError("java: %s: a hidden argument needs a wrapped method" % plan.name)
             out.append("    public %snative %s%s %s(%s);" % (static, generic(types), rt, plan.name,
                                                               java_params(plan, types)))
         ins = plan.inputs
@@ -415,10 +434,11 @@ def java_wrapped_method(plan, types, static, rt, out, name=None):
     name = name or plan.name
     view = name != plan.name  # the view form: MkObjectC.view points the context's view
     made = java_made(plan) if not view else None
-    ins = [i.param.name for i in plan.inputs] if name == plan.name else []
+    ins = java_args(plan) if name == plan.name else []
     params = java_params(plan, types) if name == plan.name else ""
+    nparams_in = java_params(plan, types, leads=True) if name == plan.name else ""
     args = (["hdl"] if plan.on_object else []) + ins
-    nparams = (["long hdl"] if plan.on_object else []) + ([params] if params else [])
+    nparams = (["long hdl"] if plan.on_object else []) + ([nparams_in] if nparams_in else [])
     if made == "fill":
         args.append("new MkBufferC(0, false)")
         nparams.append("MkBufferC into")

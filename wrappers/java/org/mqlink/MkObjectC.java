@@ -87,6 +87,44 @@ public abstract class MkObjectC implements AutoCloseable {
         return v;
     }
 
+    /**
+     * A token's 4 characters as one int (character i in bits 8i..8i+7), 0
+     * unless they are 4 printable ASCII characters: the generated methods
+     * pass it to their natives, which then need no JNI string call; for 0
+     * the native converts the String and the library reports the bad token.
+     */
+    static int token(String t) {
+        if (t == null || t.length() != 4)
+            return 0;
+        int w = 0;
+        for (int i = 0; i < 4; i++) {
+            char c = t.charAt(i);
+            if (c < 0x21 || c > 0x7e)
+                return 0;
+            w |= c << (8 * i);
+        }
+        return w;
+    }
+
+    /** Each callable class's entry in the JNI library's table of Call methods. */
+    private static final ClassValue<Integer> CALLABLE = new ClassValue<>() {
+        @Override
+        protected Integer computeValue(Class<?> c) {
+            return callableSlot(c);
+        }
+    };
+
+    /**
+     * A callable's class as its entry in that table (-1: none, the native
+     * looks it up itself): found once per class, so registering a callback
+     * costs the JNI library no class lookup.
+     */
+    static int callable(Object fn) {
+        return fn == null ? -1 : CALLABLE.get(fn.getClass());
+    }
+
+    private static native int callableSlot(Class<?> c);
+
     static native void free0(int kind, long hdl);
 
     private static native void viewInit(long ctx, MkBufferC v);
