@@ -16,12 +16,24 @@
 /* ------------------------------------------------ buffers held in Java */
 
 /* A read buffer's value goes into the fields (dtype, dval, dref) of an
- * MkBufferC the Java side made with `new`: two or three field stores instead
- * of a C copy, a constructor call and a Cleaner registration (measured:
- * about 2 us per ReadBUF, mostly the GC's reference processing, against a
- * round trip of 30 us), and instead of a JNI AllocObject (the slow
- * allocation path: 5 % of the perfserver's BUST server time, measured). */
-static int
+ * MkBufferC the Java side made with `new`, instead of a C copy, a
+ * constructor call and a Cleaner registration (measured: about 2 us per
+ * ReadBUF, mostly the GC's reference processing, against a round trip of
+ * 30 us), and instead of a JNI AllocObject (the slow allocation path: 5 % of
+ * the perfserver's BUST server time, measured).  The type and a value of at
+ * most 32 bits come back as the native's result (mqj_fill_code), which the
+ * Java side stores itself (MkObjectC.fill): a JNI field store only for a
+ * 64-bit value or the bytes of a STR or BIN (BUS: 10 JNI calls fewer per
+ * message, measured). */
+static jlong
+fill_code(MkTypeE t, uint32_t low)
+{
+    return (jlong)((uint64_t)(t + 1) << 32 | low);
+}
+
+/* The result code of value_to_java (MkObjectC.fill decodes it); 0: not a
+ * value (copied in C), -1: an exception. */
+static jlong
 value_to_java(JNIEnv *env, jobject o, MkBufferC *buf)
 {
     MkTypeE t = MkBufferGetType(buf);
@@ -61,11 +73,13 @@ value_to_java(JNIEnv *env, jobject o, MkBufferC *buf)
             return -1;
         (*env)->SetObjectField(env, o, mqj.dref, a);
         (*env)->DeleteLocalRef(env, a);
-    } else if (bits) {
-        (*env)->SetLongField(env, o, mqj.dval, bits);
+    } else if (t == MK_TYPE_I64 || t == MK_TYPE_DBL) {
+        if (bits)
+            (*env)->SetLongField(env, o, mqj.dval, bits);
+    } else {
+        return fill_code(t, (uint32_t)bits); /* the low 32 bits: MkObjectC.fill extends them */
     }
-    (*env)->SetIntField(env, o, mqj.dtype, (jint)t + 1);
-    return 1;
+    return fill_code(t, 0);
 }
 
 /* The Java buffer o takes b as its own C object (freed with it); on an
@@ -81,21 +95,19 @@ adopt(JNIEnv *env, jobject o, MkBufferC *b)
     return 1;
 }
 
-jobject
+jlong
 mqj_fill_BUF(JNIEnv *env, jobject into, MkBufferC *buf)
 {
     MkBufferC *dup;
-    int rc;
+    jlong rc;
 
-    if (!buf) {
-        mqj_handle(env, NULL);
-        return NULL;
-    }
+    if (!buf)
+        return mqj_handle(env, NULL);
     if ((rc = value_to_java(env, into, buf)) != 0)
-        return rc > 0 ? into : NULL;
-    if (!mqj_handle(env, dup = MkBufferDup(buf))) /* not a value: a C copy */
-        return NULL;
-    return adopt(env, into, dup) ? into : NULL;
+        return rc > 0 ? rc : 0;
+    if (mqj_handle(env, dup = MkBufferDup(buf))) /* not a value: a C copy */
+        adopt(env, into, dup);
+    return 0;
 }
 
 jlong

@@ -163,9 +163,11 @@ mqj_to_CTX(JNIEnv *env, jobject o, MqContextC **c, const char *fn)
 }
 /* A borrowed buffer as an owned copy, safe to keep, in into (an MkBufferC
  * the Java side made: java.py's java_made "fill"): its value held on the
- * Java side (no C object until a method needs one).  into, or NULL with an
- * exception. */
-jobject mqj_fill_BUF(JNIEnv *env, jobject into, MkBufferC *buf);
+ * Java side (no C object until a method needs one).  Returns what the Java
+ * side stores itself (MkObjectC.fill: the type plus one in the high 32 bits,
+ * a value of at most 32 bits in the low ones), 0 when into took a C copy or
+ * an exception is thrown. */
+jlong mqj_fill_BUF(JNIEnv *env, jobject into, MkBufferC *buf);
 /* A context's user data: its Java object and its ReadBUFR view, so that
  * neither costs a JNI field access per message. */
 typedef struct {

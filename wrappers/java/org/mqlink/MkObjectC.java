@@ -74,6 +74,22 @@ public abstract class MkObjectC implements AutoCloseable {
         return hdl != 0 || dtype > 0;
     }
 
+    /**
+     * Store what a ReadBUF or IndexGet native returns (mqj_fill_BUF): the
+     * type plus one in the high 32 bits (0: nothing to store, the buffer
+     * took a C copy), a value of at most 32 bits in the low ones (the JNI
+     * library reads back only those bits for such a type).  A 64-bit value
+     * (dval) or the bytes of a STR or BIN (dref) the native stored itself.
+     */
+    final void fill(long r) {
+        int t = (int) (r >>> 32) - 1;
+        if (t < 0)
+            return;
+        dtype = t + 1;
+        if (t != MqLink.MK_TYPE_I64 && t != MqLink.MK_TYPE_DBL)
+            dval = (int) r;
+    }
+
     /** ReadBUFR's result: this context's view pointed at the C buffer p. */
     final MkBufferC view(long p) {
         MkBufferC v = view;
