@@ -244,6 +244,8 @@ public class BindingTest {
             expect(!d.IsValid(), "deleted");
             raises(() -> d.GetI8());
             raises(() -> t.WriteBUF(d));
+            MkExceptionC e = raises(() -> t.WriteBUF(null));
+            expect(e.getText().contains("null object"), e.getText());
             s.Delete(); t.Delete(); l.Delete();
         });
         check("MkBufferListC: append, size, index; a bad index throws", () -> {

@@ -71,8 +71,7 @@ value_to_java(JNIEnv *env, jobject o, MkBufferC *buf)
         jbyteArray a = mqj_from_BIN(env, data, size);
         if (!a)
             return -1;
-        (*env)->SetObjectField(env, o, mqj.dref, a);
-        (*env)->DeleteLocalRef(env, a);
+        (*env)->SetObjectField(env, o, mqj.dref, a); /* a: freed as the native returns */
     } else if (t == MK_TYPE_I64 || t == MK_TYPE_DBL) {
         if (bits)
             (*env)->SetLongField(env, o, mqj.dval, bits);
@@ -145,9 +144,10 @@ mqj_view_end_live(JNIEnv *env, mqj_ctx *c)
     c->live = 0;
 }
 
-/* Store the Java-side value of o (dtype != 0) into the C buffer b. */
+/* Store the Java-side value of o (dtype != 0) into the C buffer b; ref: o's
+ * dref when the caller has it, else NULL. */
 static int
-value_from_java(JNIEnv *env, jobject o, jint dtype, MkBufferC *b)
+value_from_java(JNIEnv *env, jobject o, jint dtype, jbyteArray ref, MkBufferC *b)
 {
     MkTypeE t = (MkTypeE)(dtype - 1);
     jlong bits = 0;
@@ -176,10 +176,11 @@ value_from_java(JNIEnv *env, jobject o, jint dtype, MkBufferC *b)
     }
     case MK_TYPE_STR:
     case MK_TYPE_BIN: {
-        jbyteArray a = (*env)->GetObjectField(env, o, mqj.dref);
+        jbyteArray a = ref ? ref : (*env)->GetObjectField(env, o, mqj.dref);
         mqj_bin bin;
         int ok = mqj_to_BIN(env, a, &bin, "MkBufferC");
-        (*env)->DeleteLocalRef(env, a);
+        if (!ref)
+            (*env)->DeleteLocalRef(env, a);
         if (!ok)
             return 0;
         if (t == MK_TYPE_BIN) {
@@ -219,7 +220,7 @@ mqj_scratch_free(void)
 }
 
 int
-mqj_buf_value(JNIEnv *env, jobject o, MkBufferC **b, const char *fn)
+mqj_buf_value(JNIEnv *env, jobject o, jbyteArray ref, MkBufferC **b, const char *fn)
 {
     jint dtype = o ? (*env)->GetIntField(env, o, mqj.dtype) : 0;
 
@@ -228,7 +229,7 @@ mqj_buf_value(JNIEnv *env, jobject o, MkBufferC **b, const char *fn)
     if (!scratch && !(scratch = MkBufferCreate()))
         return mqj_throw(env, MK_ERR_MEMORY, "%s: out of memory", fn);
     *b = scratch;
-    return value_from_java(env, o, dtype, scratch);
+    return value_from_java(env, o, dtype, ref, scratch);
 }
 
 /* A method other than SendBUF/WriteBUF/AppendBUF on a buffer that holds its
@@ -241,7 +242,7 @@ mqj_buf_materialize(JNIEnv *env, jobject o, jint dtype)
         mqj_throw(env, MK_ERR_MEMORY, "out of memory");
         return NULL;
     }
-    if (!value_from_java(env, o, dtype, b)) {
+    if (!value_from_java(env, o, dtype, NULL, b)) {
         MkBufferDelete(b);
         return NULL;
     }

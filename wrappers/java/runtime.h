@@ -141,20 +141,21 @@ jbyteArray mqj_from_BIN(JNIEnv *env, const void *data, size_t size);
 
 /* The C objects of an MkBufferC and an MqContextC argument.  A buffer that
  * holds its value on the Java side (a ReadBUF copy) lends it through the
- * thread's scratch buffer, valid for the call. */
-int mqj_buf_value(JNIEnv *env, jobject o, MkBufferC **b, const char *fn);
+ * thread's scratch buffer, valid for the call; ref is its bytes (dref, passed
+ * by the Java method: MkObjectC.bytes) or NULL to read them here. */
+int mqj_buf_value(JNIEnv *env, jobject o, jbyteArray ref, MkBufferC **b, const char *fn);
 /* Give such a buffer its C object (owned by the Java object) for a method
  * that needs one. */
 void *mqj_buf_materialize(JNIEnv *env, jobject o, jint dtype);
 static inline int
-mqj_to_BUF(JNIEnv *env, jobject o, MkBufferC **b, const char *fn)
+mqj_to_BUF(JNIEnv *env, jobject o, jbyteArray ref, MkBufferC **b, const char *fn)
 {
     void *p = o ? (void *)(intptr_t)(*env)->GetLongField(env, o, mqj.hdl) : NULL;
     if (p) {
         *b = p;
         return 1;
     }
-    return mqj_buf_value(env, o, b, fn);
+    return mqj_buf_value(env, o, ref, b, fn);
 }
 static inline int
 mqj_to_CTX(JNIEnv *env, jobject o, MqContextC **c, const char *fn)
@@ -166,7 +167,8 @@ mqj_to_CTX(JNIEnv *env, jobject o, MqContextC **c, const char *fn)
  * Java side (no C object until a method needs one).  Returns what the Java
  * side stores itself (MkObjectC.fill: the type plus one in the high 32 bits,
  * a value of at most 32 bits in the low ones), 0 when into took a C copy or
- * an exception is thrown. */
+ * an exception is thrown.  Only for a native about to return to Java: the
+ * local reference of a STR/BIN's new array lives until then. */
 jlong mqj_fill_BUF(JNIEnv *env, jobject into, MkBufferC *buf);
 /* A context's user data: its Java object and its ReadBUFR view, so that
  * neither costs a JNI field access per message. */

@@ -396,7 +396,8 @@ def view_doc(plan):
 
 def java_params(plan, types, leads=False):
     """The Java parameters; leads: a native's, with each hidden int first."""
-    return ", ".join("%s%s %s" % ("int %s_lead, " % i.param.name if leads and lead_of(i) else "",
+    return ", ".join("%s%s %s" % ("%s %s_lead, " % (lead_of(i).java, i.param.name)
+                                  if leads and lead_of(i) else "",
                                   t, i.param.name) for t, i in zip(types, plan.inputs))
 
 

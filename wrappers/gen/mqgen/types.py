@@ -104,11 +104,11 @@ JAVA_STR_IN = dict(in_="String", sig="Ljava/lang/String;", jni="jstring", local=
                    release="mqj_str_release(&{n}_s);")
 
 
-def _java_lead(expr, name):
-    """A hidden int argument that a wrapped Java method (java.py) computes
-    from a parameter and passes to its native just before it: expr in Java,
-    name in the C glue."""
-    return Col(java="int", expr=expr, sig="I", jni="jint", name=name)
+def _java_lead(expr, name, java="int", sig="I", jni="jint"):
+    """A hidden argument that a wrapped Java method (java.py) computes from
+    a parameter and passes to its native just before it: expr in Java, name
+    in the C glue."""
+    return Col(java=java, expr=expr, sig=sig, jni=jni, name=name)
 
 
 def _text(name, to, tcl_to, rb_to, java=None):
@@ -221,7 +221,10 @@ TYPES = {t.name: t for t in [
                   to='{n} = mqrb_to_BUF({arg}, "{fn}");', build="mqrb_from_BUF({v})"),
          java=Col(in_="MkBufferC", out="MkBufferC", sig="Lorg/mqlink/MkBufferC;", jni="jobject",
                   local=("MkBufferC *{n}_p",), args=("{n}_p",),
-                  to='mqj_to_BUF(env, {n}, &{n}_p, "{fn}")', value="mqj_fill_BUF(env, into, {v})")),
+                  # the bytes of a STR/BIN held in Java go along (no JNI
+                  # field read for them)
+                  lead=_java_lead("MkObjectC.bytes({n})", "{n}_r", "byte[]", "[B", "jbyteArray"),
+                  to='mqj_to_BUF(env, {n}, {n}_r, &{n}_p, "{fn}")', value="mqj_fill_BUF(env, into, {v})")),
     Type("CTX", (IN, RET), c_in=[("value", "MqContextC *")], c_ret="MqContextC *",
          cxx=Col(param="MqContextC &", args=("{n}.Ptr()",), value="MqContextC *",
                  wrap="detail::context_of({v})"),

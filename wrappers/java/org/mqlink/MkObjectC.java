@@ -90,6 +90,11 @@ public abstract class MkObjectC implements AutoCloseable {
             dval = (int) r;
     }
 
+    /** The bytes a buffer holds in Java (dref), passed to the natives that take it. */
+    static byte[] bytes(MkObjectC o) {
+        return o == null ? null : o.dref;
+    }
+
     /** ReadBUFR's result: this context's view pointed at the C buffer p. */
     final MkBufferC view(long p) {
         MkBufferC v = view;
