@@ -406,6 +406,11 @@ public class BindingTest {
             c.SendEND_AND_WAIT("ECHO");
             raises(() -> v.GetSTR());          // the blocking call ended the client's read
             raises(() -> c.SendBUF(v));
+            c.SendSTART();                     // inside a message too: never sent as an empty item
+            e = raises(() -> c.SendBUF(v));
+            expect(e.getText().contains("no longer valid"), e.getText());
+            c.SendEND_AND_WAIT("ECHO");
+            expect(!c.ReadItemExists(), "nothing was sent for the dead view");
         });
         check("every child is a new instance of the server's class, released when it goes", () -> {
             List<String> names = new ArrayList<>();

@@ -224,7 +224,7 @@ mqj_buf_value(JNIEnv *env, jobject o, jbyteArray ref, MkBufferC **b, const char 
 {
     jint dtype = o ? (*env)->GetIntField(env, o, mqj.dtype) : 0;
 
-    if (!dtype)
+    if (dtype <= 0) /* deleted, or a view no longer valid (MQJ_VIEW): mqj_deleted says which */
         return (*b = mqj_deleted(env, o, fn)) != NULL;
     if (!scratch && !(scratch = MkBufferCreate()))
         return mqj_throw(env, MK_ERR_MEMORY, "%s: out of memory", fn);
