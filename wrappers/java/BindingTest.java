@@ -411,6 +411,17 @@ public class BindingTest {
             expect(e.getText().contains("no longer valid"), e.getText());
             c.SendEND_AND_WAIT("ECHO");
             expect(!c.ReadItemExists(), "nothing was sent for the dead view");
+            MqContextC k = new MqContextC();   // a view outlives its context: it throws
+            k.LinkCreateChild(c);
+            k.SendSTART();
+            k.SendSTR("kept");
+            k.SendEND_AND_WAIT("ECHO");
+            MkBufferC kv = k.ReadBUFR();
+            expect(kv.IsValid() && kv.GetSTR().equals("kept"), "a live view");
+            k.Delete();
+            expect(!kv.IsValid(), "a deleted context's view is not valid");
+            e = raises(() -> kv.GetSTR());
+            expect(e.getText().contains("no longer valid"), e.getText());
         });
         check("every child is a new instance of the server's class, released when it goes", () -> {
             List<String> names = new ArrayList<>();

@@ -75,12 +75,12 @@ ctx_destroyed(MqContextC *ctx, void *data)
     JNIEnv *env = mqj_env();
     MqContextSetUserData(ctx, NULL);
     if (env) {
-        if (c->live)
-            mqj_view_end_live(env, c);
         (*env)->SetLongField(env, c->self, mqj.hdl, 0);
         (*env)->DeleteGlobalRef(env, c->self);
-        if (c->view)
+        if (c->view) { /* its handle names c, freed below */
+            (*env)->SetLongField(env, c->view, mqj.hdl, 0);
             (*env)->DeleteGlobalRef(env, c->view);
+        }
     }
     free(c);
 }
@@ -336,7 +336,7 @@ mqj_cb_call(MqContextC *ctx, void *data)
     } else {
         rc = error_to_ctx(env, ctx);
     }
-    mqj_view_end(env, ctx); /* after the exception is taken: JNI allows no field access before */
+    mqj_view_end(env, ctx);
     return rc;
 }
 

@@ -116,8 +116,14 @@ mqj_view(JNIEnv *env, MqContextC *ctx, MkBufferC *buf)
 
     if (!c) /* a context without its Java object: no view to end later */
         return mqj_throw(env, MQ_ERR_LINK, "ReadBUFR: the context was deleted");
-    c->live = 1;
-    return (jlong)(intptr_t)buf;
+    c->shown = buf;
+    return (jlong)(intptr_t)c | 1; /* calloc'd: the low bit is free */
+}
+
+jboolean JNICALL
+mqj_view_shows(JNIEnv *env, jclass cls, jlong hdl)
+{
+    return hdl && mqj_resolve(hdl) ? JNI_TRUE : JNI_FALSE;
 }
 
 /* MkObjectC.viewInit(ctx, v): the context's view, made by the Java side. */
@@ -134,14 +140,6 @@ mqj_view_init(JNIEnv *env, jclass cls, jlong ctx, jobject v)
         (*env)->DeleteGlobalRef(env, c->view);
     if (!(c->view = (*env)->NewGlobalRef(env, v)))
         mqj_throw(env, MK_ERR_MEMORY, "ReadBUFR: out of memory");
-}
-
-void
-mqj_view_end_live(JNIEnv *env, mqj_ctx *c)
-{
-    if (c->view)
-        (*env)->SetLongField(env, c->view, mqj.hdl, 0);
-    c->live = 0;
 }
 
 /* Store the Java-side value of o (dtype != 0) into the C buffer b; ref: o's

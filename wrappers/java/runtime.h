@@ -84,13 +84,33 @@ mqj_ptr(JNIEnv *env, jobject o, const char *fn)
     return p ? p : mqj_deleted(env, o, fn);
 }
 
+/* A context's user data: its Java object and its ReadBUFR view, so that
+ * neither costs a JNI field access per message. */
+typedef struct {
+    jobject self;    /* global reference, released by the destroy callback */
+    jobject view;    /* global reference to the view, NULL until MkObjectC.viewInit */
+    MkBufferC *shown; /* the buffer the view shows, NULL when its read ended */
+} mqj_ctx;
+
+/* The C object a handle names: a ReadBUFR view's handle is its context's
+ * mqj_ctx with the low bit set (mqj_view), naming the buffer it shows or
+ * NULL once that read ended; any other handle is the object itself. */
+static inline void *
+mqj_resolve(jlong hdl)
+{
+    if (hdl & 1)
+        return ((mqj_ctx *)(intptr_t)(hdl & ~(jlong)1))->shown;
+    return (void *)(intptr_t)hdl;
+}
+
 /* The C object of a method's receiver, whose handle the Java method passes
  * (java.py's wrapped: no JNI field access); NULL with an exception as
- * mqj_ptr when it is 0. */
+ * mqj_ptr when it names none. */
 static inline void *
 mqj_self(JNIEnv *env, jobject self, jlong hdl, const char *fn)
 {
-    return hdl ? (void *)(intptr_t)hdl : mqj_deleted(env, self, fn);
+    void *p = mqj_resolve(hdl);
+    return p ? p : mqj_deleted(env, self, fn);
 }
 
 /* A new C object as the handle the Java side wraps (java.py's java_made:
@@ -150,7 +170,7 @@ void *mqj_buf_materialize(JNIEnv *env, jobject o, jint dtype);
 static inline int
 mqj_to_BUF(JNIEnv *env, jobject o, jbyteArray ref, MkBufferC **b, const char *fn)
 {
-    void *p = o ? (void *)(intptr_t)(*env)->GetLongField(env, o, mqj.hdl) : NULL;
+    void *p = o ? mqj_resolve((*env)->GetLongField(env, o, mqj.hdl)) : NULL;
     if (p) {
         *b = p;
         return 1;
@@ -170,31 +190,28 @@ mqj_to_CTX(JNIEnv *env, jobject o, MqContextC **c, const char *fn)
  * an exception is thrown.  Only for a native about to return to Java: the
  * local reference of a STR/BIN's new array lives until then. */
 jlong mqj_fill_BUF(JNIEnv *env, jobject into, MkBufferC *buf);
-/* A context's user data: its Java object and its ReadBUFR view, so that
- * neither costs a JNI field access per message. */
-typedef struct {
-    jobject self; /* global reference, released by the destroy callback */
-    jobject view; /* global reference to the view, NULL until MkObjectC.viewInit */
-    int live;     /* the view points at a buffer of the current read */
-} mqj_ctx;
 /* ReadBUFR: the context's one reusable view (an MkBufferC of dtype
- * MQJ_VIEW, made and pointed at buf by MkObjectC.view in Java): no
- * allocation, no copy and no JNI call per read; mqj_view marks it live and
- * returns buf's handle.  mqj_view_end points it at nothing (its methods throw
- * from then on): the runtime calls it when a service or callback returns,
- * before each blocking call on the context (the event loop replaces the read
- * message) and when the context is deleted, so a kept view never reaches
- * freed memory.  It costs nothing when no view is live. */
+ * MQJ_VIEW, made by MkObjectC.view in Java): no allocation, no copy and no
+ * JNI call per read.  mqj_view shows buf in it and returns its handle (the
+ * same for every read of the context: see mqj_resolve).  mqj_view_end shows
+ * nothing (its methods throw from then on) with a plain store, no JNI call
+ * (one SetLongField per message before, measured): the runtime calls it when
+ * a service or callback returns and before each blocking call on the context
+ * (the event loop replaces the read message).  When the context is deleted
+ * the view's handle becomes 0 (ctx_destroyed), so a kept view never reaches
+ * freed memory. */
 enum { MQJ_VIEW = -1 };
 jlong mqj_view(JNIEnv *env, MqContextC *ctx, MkBufferC *buf);
 void JNICALL mqj_view_init(JNIEnv *env, jclass cls, jlong ctx, jobject v);
-void mqj_view_end_live(JNIEnv *env, mqj_ctx *c);
+/* MkObjectC.viewShows(hdl): whether a view's handle shows a buffer. */
+jboolean JNICALL mqj_view_shows(JNIEnv *env, jclass cls, jlong hdl);
 static inline void
 mqj_view_end(JNIEnv *env, MqContextC *ctx)
 {
     mqj_ctx *c = MqContextGetUserData(ctx);
-    if (c && c->live)
-        mqj_view_end_live(env, c);
+    (void)env;
+    if (c)
+        c->shown = NULL;
 }
 /* The wrapper object of a context (a new local reference), null for NULL. */
 jobject mqj_from_CTX(JNIEnv *env, MqContextC *ctx);

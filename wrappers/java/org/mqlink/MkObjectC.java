@@ -29,9 +29,10 @@ public abstract class MkObjectC implements AutoCloseable {
     byte[] dref;
     /*
      * A context's ReadBUFR buffer: one MkBufferC per context (dtype -1),
-     * pointed here at each borrowed read (hdl, not owned, a plain field store
-     * instead of a JNI call) and at nothing (hdl 0: its methods throw) by the
-     * JNI library when the read ends.
+     * not owned.  Its hdl names the context's view slot in the JNI library
+     * (mqj_resolve), which shows each borrowed read's buffer and nothing
+     * once the read ends (its methods throw then): neither costs a JNI call.
+     * hdl becomes 0 when the context is deleted.
      */
     private MkBufferC view;
 
@@ -71,7 +72,7 @@ public abstract class MkObjectC implements AutoCloseable {
 
     /** True until the C object is deleted. */
     public boolean IsValid() {
-        return hdl != 0 || dtype > 0;
+        return dtype == -1 ? hdl != 0 && viewShows(hdl) : hdl != 0 || dtype > 0;
     }
 
     /**
@@ -95,13 +96,13 @@ public abstract class MkObjectC implements AutoCloseable {
         return o == null ? null : o.dref;
     }
 
-    /** ReadBUFR's result: this context's view pointed at the C buffer p. */
+    /** ReadBUFR's result: this context's view, p its handle (mqj_view). */
     final MkBufferC view(long p) {
         MkBufferC v = view;
         if (v == null) {
             v = new MkBufferC(0, false);
             v.dtype = -1;
-            viewInit(hdl, v); // the JNI library keeps it, to end it
+            viewInit(hdl, v); // the JNI library keeps it, to end it with the context
             view = v;
         }
         v.hdl = p;
@@ -149,6 +150,8 @@ public abstract class MkObjectC implements AutoCloseable {
     static native void free0(int kind, long hdl);
 
     private static native void viewInit(long ctx, MkBufferC v);
+
+    private static native boolean viewShows(long hdl);
 
     /** The Cleaner's action: holds only the handle, never the object. */
     private static final class Free implements Runnable {
