@@ -294,14 +294,18 @@ needs_utf16(const unsigned char *s, size_t n)
 int
 mqj_to_STR(JNIEnv *env, jstring j, mqj_str *s, const char *fn)
 {
-    jsize n;
+    return mqj_to_STRn(env, j, j ? (*env)->GetStringLength(env, j) : 0, s, fn);
+}
+
+int
+mqj_to_STRn(JNIEnv *env, jstring j, jint n, mqj_str *s, const char *fn)
+{
     size_t max;
     jchar *u;
 
     s->s = s->small;
     if (!j)
         return mqj_throw(env, MK_ERR_ARGUMENT, "%s: null string", fn);
-    n = (*env)->GetStringLength(env, j);
     max = (size_t)n * 3 + 1; /* modified UTF-8 takes at most 3 bytes per jchar */
     if (max > sizeof s->small && !(s->s = malloc(max)))
         return mqj_throw(env, MK_ERR_MEMORY, "%s: out of memory", fn);

@@ -127,6 +127,9 @@ typedef struct {
     char small[256];
 } mqj_str;
 int mqj_to_STR(JNIEnv *env, jstring j, mqj_str *s, const char *fn);
+/* The same with j's length from Java (MkObjectC.length: the generated
+ * methods pass it), saving the JNI GetStringLength. */
+int mqj_to_STRn(JNIEnv *env, jstring j, jint n, mqj_str *s, const char *fn);
 static inline void
 mqj_str_release(mqj_str *s)
 {

@@ -98,17 +98,19 @@ def _number(name, ctype, py_build, py_hint, tcl, ruby, java, cxx=None, rb_build=
         java=_java_number(ctype, java))
 
 
-# Java: a String converted into a local mqj_str (real UTF-8), released after the call.
-JAVA_STR_IN = dict(in_="String", sig="Ljava/lang/String;", jni="jstring", local=("mqj_str {n}_s",),
-                   args=("{n}_s.s",), to='mqj_to_STR(env, {n}, &{n}_s, "{fn}")',
-                   release="mqj_str_release(&{n}_s);")
-
-
 def _java_lead(expr, name, java="int", sig="I", jni="jint"):
     """A hidden argument that a wrapped Java method (java.py) computes from
     a parameter and passes to its native just before it: expr in Java, name
     in the C glue."""
     return Col(java=java, expr=expr, sig=sig, jni=jni, name=name)
+
+
+# Java: a String converted into a local mqj_str (real UTF-8), released after
+# the call; its length goes along from Java (no JNI GetStringLength).
+JAVA_STR_IN = dict(in_="String", sig="Ljava/lang/String;", jni="jstring", local=("mqj_str {n}_s",),
+                   args=("{n}_s.s",), lead=_java_lead("MkObjectC.length({n})", "{n}_n"),
+                   to='mqj_to_STRn(env, {n}, {n}_n, &{n}_s, "{fn}")',
+                   release="mqj_str_release(&{n}_s);")
 
 
 def _text(name, to, tcl_to, rb_to, java=None):

@@ -128,6 +128,11 @@ public abstract class MkObjectC implements AutoCloseable {
         return w;
     }
 
+    /** A String argument's length, passed to the natives that convert it (0 for null). */
+    static int length(String s) {
+        return s == null ? 0 : s.length();
+    }
+
     /** Each callable class's entry in the JNI library's table of Call methods. */
     private static final ClassValue<Integer> CALLABLE = new ClassValue<>() {
         @Override
