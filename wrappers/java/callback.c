@@ -85,8 +85,11 @@ ctx_destroyed(MqContextC *ctx, void *data)
     free(c);
 }
 
+/* self's global reference as ctx's user data; set_hdl: store ctx in
+ * self.hdl too (the constructor's Java code does it itself: one JNI field
+ * store per context fewer). */
 static int
-attach(JNIEnv *env, jobject self, MqContextC *ctx)
+attach(JNIEnv *env, jobject self, MqContextC *ctx, int set_hdl)
 {
     mqj_ctx *c = calloc(1, sizeof *c);
     if (!c || !(c->self = (*env)->NewGlobalRef(env, self))) {
@@ -96,21 +99,26 @@ attach(JNIEnv *env, jobject self, MqContextC *ctx)
     }
     MqContextSetUserData(ctx, c);
     MqContextSetDestroyCallback(ctx, ctx_destroyed, c);
-    (*env)->SetLongField(env, self, mqj.hdl, (jlong)(intptr_t)ctx);
+    if (set_hdl)
+        (*env)->SetLongField(env, self, mqj.hdl, (jlong)(intptr_t)ctx);
     return 1;
 }
 
-/* MqContextC(): a new C context, held by this object until Delete. */
-void JNICALL
+/* MqContextC(): a new C context, held by this object until Delete; returns
+ * its handle for the constructor to store. */
+jlong JNICALL
 mqj_rt_MqContextC_Init(JNIEnv *env, jobject self)
 {
     MqContextC *ctx = MqContextCreate();
     if (!ctx) {
         mqj_throw(env, MK_ERR_MEMORY, "MqContextC: out of memory");
-        return;
+        return 0;
     }
-    if (!attach(env, self, ctx))
+    if (!attach(env, self, ctx, 0)) {
         MqContextDelete(ctx);
+        return 0;
+    }
+    return (jlong)(intptr_t)ctx;
 }
 
 void
@@ -132,7 +140,7 @@ object_of(JNIEnv *env, MqContextC *ctx)
         return c->self;
     if (!(n = (*env)->AllocObject(env, mqj.ctx)))
         return NULL;
-    attach(env, n, ctx);
+    attach(env, n, ctx, 1);
     (*env)->DeleteLocalRef(env, n);
     return (c = MqContextGetUserData(ctx)) ? c->self : NULL;
 }

@@ -240,7 +240,7 @@ MkErrorE mqj_cb_call(MqContextC *ctx, void *data);
 void mqj_cb_free(void *data);
 
 /* The hand-written natives of MqContextC that the generated table names. */
-void JNICALL mqj_rt_MqContextC_Init(JNIEnv *env, jobject self);
+jlong JNICALL mqj_rt_MqContextC_Init(JNIEnv *env, jobject self);
 void JNICALL mqj_rt_MqContextC_ConfigSetServerSetup(JNIEnv *env, jobject self, jobject setup);
 void mqj_delete_MqContextC(JNIEnv *env, jobject self);
 

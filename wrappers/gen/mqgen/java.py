@@ -333,7 +333,7 @@ def natives(out, decl, k, funcs):
     for f in funcs:
         p = f.plan
         if f.kind == "ctor" and k is not None and not k.plain:
-            impl, sig = "mqj_rt_%s_Init" % k.name, "()V"
+            impl, sig = "mqj_rt_%s_Init" % k.name, "()J"  # the handle, stored by Java
             out.append('    {"Init", "%s", (void *)%s},' % (sig, impl))
             continue
         if f.kind == "dtor" and k.plain:
@@ -490,8 +490,8 @@ def java_class(api, index, k):
     for f in k.funcs:
         p = f.plan
         if f.kind == "ctor" and not k.plain:
-            body += [java_doc(f.doc), "    public %s() {" % k.name, "        Init();", "    }", "",
-                     "    private native void Init();", "",
+            body += [java_doc(f.doc), "    public %s() {" % k.name, "        hdl = Init();",
+                     "    }", "", "    private native long Init();", "",
                      java_doc(f.doc), "    public static %s %s() {" % (k.name, f.name),
                      "        return new %s();" % k.name, "    }", ""]
         elif f.kind == "dtor" and k.plain:
