@@ -76,6 +76,13 @@ public class BindingTest {
             ServiceCreate("INST", TestServer::INST);   // an unbound one
             ServiceCreate("WRNG", this::WRNG);
             ServiceCreate("VIEW", this::VIEW);
+            ServiceCreate("!~aZ", this::TOKN);   // the printable range's ends
+        }
+
+        public void TOKN() {
+            SendSTART();
+            SendSTR(ServiceGetToken());
+            SendRETURN();
         }
 
         // kept past the service on purpose: the view must be dead by then
@@ -237,6 +244,8 @@ public class BindingTest {
             expect(!d.IsValid(), "deleted");
             raises(() -> d.GetI8());
             raises(() -> t.WriteBUF(d));
+            MkExceptionC e = raises(() -> t.WriteBUF(null));
+            expect(e.getText().contains("null object"), e.getText());
             s.Delete(); t.Delete(); l.Delete();
         });
         check("MkBufferListC: append, size, index; a bad index throws", () -> {
@@ -329,6 +338,26 @@ public class BindingTest {
             expect(inst.startsWith("BindingTest$TestServer:") && inst.endsWith("mqlink-thread"), inst);
             expect(c.LinkGetParent() == c, "LinkGetParent");
         });
+        // A valid token goes to C as one int packed in Java (MkObjectC.token):
+        // the token the service sees is the one sent, character for character.
+        check("tokens: any 4 printable ASCII characters arrive as sent; others are refused, named", () -> {
+            c.SendSTART();
+            c.SendEND_AND_WAIT("!~aZ");
+            String t = c.ReadSTR();
+            expect(t.equals("!~aZ"), t);
+            for (String bad : new String[] {"TOOLONG", "abc", " abc", "ab\u007fc", "\u00e4bcd"}) {
+                c.SendSTART();
+                MkExceptionC e = raises(() -> c.SendEND_AND_WAIT(bad));
+                expect(e.getText().contains("not exactly 4 printable"), bad + ": " + e.getText());
+            }
+            c.SendSTART();
+            MkExceptionC e = raises(() -> c.SendEND_AND_WAIT("ab\u0000c"));
+            expect(e.getText().contains("NUL character"), e.getText());
+            e = raises(() -> c.ServiceCreate("\u00e4bcd", () -> { }));
+            expect(e.getText().contains("'\u00e4bcd'"), e.getText());
+            e = raises(() -> c.SendEND(null));
+            expect(e.getText().contains("null string"), e.getText());
+        });
         check("errors both ways: MkExceptionC text and code, any other exception's class", () -> {
             c.SendSTART();
             c.SendSTR("broken on purpose");
@@ -377,6 +406,22 @@ public class BindingTest {
             c.SendEND_AND_WAIT("ECHO");
             raises(() -> v.GetSTR());          // the blocking call ended the client's read
             raises(() -> c.SendBUF(v));
+            c.SendSTART();                     // inside a message too: never sent as an empty item
+            e = raises(() -> c.SendBUF(v));
+            expect(e.getText().contains("no longer valid"), e.getText());
+            c.SendEND_AND_WAIT("ECHO");
+            expect(!c.ReadItemExists(), "nothing was sent for the dead view");
+            MqContextC k = new MqContextC();   // a view outlives its context: it throws
+            k.LinkCreateChild(c);
+            k.SendSTART();
+            k.SendSTR("kept");
+            k.SendEND_AND_WAIT("ECHO");
+            MkBufferC kv = k.ReadBUFR();
+            expect(kv.IsValid() && kv.GetSTR().equals("kept"), "a live view");
+            k.Delete();
+            expect(!kv.IsValid(), "a deleted context's view is not valid");
+            e = raises(() -> kv.GetSTR());
+            expect(e.getText().contains("no longer valid"), e.getText());
         });
         check("every child is a new instance of the server's class, released when it goes", () -> {
             List<String> names = new ArrayList<>();

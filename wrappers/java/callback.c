@@ -75,18 +75,21 @@ ctx_destroyed(MqContextC *ctx, void *data)
     JNIEnv *env = mqj_env();
     MqContextSetUserData(ctx, NULL);
     if (env) {
-        if (c->live)
-            mqj_view_end_live(env, c);
         (*env)->SetLongField(env, c->self, mqj.hdl, 0);
         (*env)->DeleteGlobalRef(env, c->self);
-        if (c->view)
+        if (c->view) { /* its handle names c, freed below */
+            (*env)->SetLongField(env, c->view, mqj.hdl, 0);
             (*env)->DeleteGlobalRef(env, c->view);
+        }
     }
     free(c);
 }
 
+/* self's global reference as ctx's user data; set_hdl: store ctx in
+ * self.hdl too (the constructor's Java code does it itself: one JNI field
+ * store per context fewer). */
 static int
-attach(JNIEnv *env, jobject self, MqContextC *ctx)
+attach(JNIEnv *env, jobject self, MqContextC *ctx, int set_hdl)
 {
     mqj_ctx *c = calloc(1, sizeof *c);
     if (!c || !(c->self = (*env)->NewGlobalRef(env, self))) {
@@ -96,21 +99,26 @@ attach(JNIEnv *env, jobject self, MqContextC *ctx)
     }
     MqContextSetUserData(ctx, c);
     MqContextSetDestroyCallback(ctx, ctx_destroyed, c);
-    (*env)->SetLongField(env, self, mqj.hdl, (jlong)(intptr_t)ctx);
+    if (set_hdl)
+        (*env)->SetLongField(env, self, mqj.hdl, (jlong)(intptr_t)ctx);
     return 1;
 }
 
-/* MqContextC(): a new C context, held by this object until Delete. */
-void JNICALL
+/* MqContextC(): a new C context, held by this object until Delete; returns
+ * its handle for the constructor to store. */
+jlong JNICALL
 mqj_rt_MqContextC_Init(JNIEnv *env, jobject self)
 {
     MqContextC *ctx = MqContextCreate();
     if (!ctx) {
         mqj_throw(env, MK_ERR_MEMORY, "MqContextC: out of memory");
-        return;
+        return 0;
     }
-    if (!attach(env, self, ctx))
+    if (!attach(env, self, ctx, 0)) {
         MqContextDelete(ctx);
+        return 0;
+    }
+    return (jlong)(intptr_t)ctx;
 }
 
 void
@@ -132,7 +140,7 @@ object_of(JNIEnv *env, MqContextC *ctx)
         return c->self;
     if (!(n = (*env)->AllocObject(env, mqj.ctx)))
         return NULL;
-    attach(env, n, ctx);
+    attach(env, n, ctx, 1);
     (*env)->DeleteLocalRef(env, n);
     return (c = MqContextGetUserData(ctx)) ? c->self : NULL;
 }
@@ -154,12 +162,15 @@ typedef struct {
 
 /* The callables' own Call method per class, found once: GetMethodID is a
  * symbol-table search (five per server instance in the perfserver's
- * ServerSetup: 5.5 % of its CHILD server time, measured), and a call through the interface's method ID
- * searches the class's itable every time (the floor 7 % slower, measured).
- * Lambdas of one call site share a class, so the table stays small; entries
- * below own_count are complete (published with a release store), a full
- * table falls back to the interface's ID.  A class in the table stays
- * loaded (at most OWN_MAX of them). */
+ * ServerSetup: 5.5 % of its CHILD server time, measured), and a call through
+ * the interface's method ID searches the class's itable every time (the
+ * floor 7 % slower, measured).  The Java side keeps each class's index in
+ * this table (MkObjectC.callable, a ClassValue), so a registration costs no
+ * JNI class lookup or comparison (five GetObjectClass and IsSameObject
+ * calls per server instance before).  Lambdas of one call site share a
+ * class, so the table stays small; entries below own_count are complete
+ * (published with a release store), a full table falls back to the
+ * interface's ID.  A class in the table stays loaded (at most OWN_MAX). */
 enum { OWN_MAX = 64 };
 static struct {
     jclass cls; /* global reference */
@@ -168,57 +179,72 @@ static struct {
 } own[OWN_MAX];
 static int own_count;
 static pthread_mutex_t own_lock = PTHREAD_MUTEX_INITIALIZER;
-/* A ServerSetup registers the same callables in the same order for every
- * instance: the entry after the last one found is tried first. */
-static __thread int own_next __attribute__((tls_model("initial-exec")));
 
 static int
 own_find(JNIEnv *env, jclass cls, int from, int to)
 {
-    int hint = own_next;
-    int i = hint >= from && hint < to && (*env)->IsSameObject(env, cls, own[hint].cls) ? hint : -1;
-    for (int j = from; i < 0 && j < to; j++)
-        if (j != hint && (*env)->IsSameObject(env, cls, own[j].cls))
-            i = j;
-    if (i >= 0)
-        own_next = i + 1;
-    return i;
+    for (int i = from; i < to; i++)
+        if ((*env)->IsSameObject(env, cls, own[i].cls))
+            return i;
+    return -1;
 }
 
-/* cb's method ID and form for fn's class: from the table, or looked up and
- * added to it. */
-static void
-own_method(JNIEnv *env, jobject fn, mqj_cb *cb)
+/* The table's entry of cls: found, or its Call method looked up and added;
+ * -1 when the table is full (or the lookup failed: exception cleared). */
+static int
+own_slot(JNIEnv *env, jclass cls)
 {
-    jclass cls = (*env)->GetObjectClass(env, fn);
-    int n = __atomic_load_n(&own_count, __ATOMIC_ACQUIRE), i;
+    int n = __atomic_load_n(&own_count, __ATOMIC_ACQUIRE), i, noarg;
+    jmethodID mid;
 
-    if ((i = own_find(env, cls, 0, n)) >= 0) {
-        cb->mid = own[i].mid;
-        cb->noarg = own[i].noarg;
-        (*env)->DeleteLocalRef(env, cls);
-        return;
-    }
-    cb->noarg = !(*env)->IsInstanceOf(env, fn, mqj.svc);
-    cb->mid = (*env)->GetMethodID(env, cls, "Call",
-                                  cb->noarg ? "()V" : "(L" MQJ_PKG "MqContextC;)V");
-    if (!cb->mid) {
+    if ((i = own_find(env, cls, 0, n)) >= 0)
+        return i;
+    noarg = !(*env)->IsAssignableFrom(env, cls, mqj.svc);
+    mid = (*env)->GetMethodID(env, cls, "Call", noarg ? "()V" : "(L" MQJ_PKG "MqContextC;)V");
+    if (!mid) {
         (*env)->ExceptionClear(env);
-        cb->mid = cb->noarg ? mqj.svc0_call : mqj.svc_call;
+        return -1;
     }
     pthread_mutex_lock(&own_lock);
-    if (own_find(env, cls, n, own_count) < 0 && own_count < OWN_MAX &&
+    if ((i = own_find(env, cls, n, own_count)) < 0 && own_count < OWN_MAX &&
         (own[own_count].cls = (*env)->NewGlobalRef(env, cls))) {
-        own[own_count].mid = cb->mid;
-        own[own_count].noarg = cb->noarg;
+        own[own_count].mid = mid;
+        own[own_count].noarg = noarg;
+        i = own_count;
         __atomic_store_n(&own_count, own_count + 1, __ATOMIC_RELEASE);
     }
     pthread_mutex_unlock(&own_lock);
-    (*env)->DeleteLocalRef(env, cls);
+    return i;
+}
+
+jint JNICALL
+mqj_callable_slot(JNIEnv *env, jclass cls, jclass of)
+{
+    return of ? own_slot(env, of) : -1;
+}
+
+/* cb's method ID and form: from the table's entry slot (the Java side
+ * found it: MkObjectC.callable), else from fn's class, else the
+ * interface's. */
+static void
+own_method(JNIEnv *env, jobject fn, jint slot, mqj_cb *cb)
+{
+    if (slot < 0 || slot >= __atomic_load_n(&own_count, __ATOMIC_ACQUIRE)) {
+        jclass cls = (*env)->GetObjectClass(env, fn);
+        slot = own_slot(env, cls);
+        (*env)->DeleteLocalRef(env, cls);
+    }
+    if (slot >= 0) {
+        cb->mid = own[slot].mid;
+        cb->noarg = own[slot].noarg;
+    } else {
+        cb->noarg = !(*env)->IsInstanceOf(env, fn, mqj.svc);
+        cb->mid = cb->noarg ? mqj.svc0_call : mqj.svc_call;
+    }
 }
 
 void *
-mqj_cb_new(JNIEnv *env, jobject fn, int scope, const char *name)
+mqj_cb_new(JNIEnv *env, jobject fn, jint slot, int scope, const char *name)
 {
     mqj_cb *cb;
 
@@ -231,7 +257,7 @@ mqj_cb_new(JNIEnv *env, jobject fn, int scope, const char *name)
         mqj_throw(env, MK_ERR_MEMORY, "%s: out of memory", name);
         return NULL;
     }
-    own_method(env, fn, cb);
+    own_method(env, fn, slot, cb);
     cb->scope = scope;
     return cb;
 }
@@ -318,7 +344,7 @@ mqj_cb_call(MqContextC *ctx, void *data)
     } else {
         rc = error_to_ctx(env, ctx);
     }
-    mqj_view_end(env, ctx); /* after the exception is taken: JNI allows no field access before */
+    mqj_view_end(env, ctx);
     return rc;
 }
 
@@ -391,7 +417,7 @@ mqj_rt_MqContextC_ConfigSetServerSetup(JNIEnv *env, jobject self, jobject setup)
                   "ConfigSetServerSetup: the server class needs a constructor without arguments");
         return;
     }
-    if (!(cb = mqj_cb_new(env, setup, MQJ_SCOPE_NOTIFIED, "ConfigSetServerSetup"))) {
+    if (!(cb = mqj_cb_new(env, setup, -1, MQJ_SCOPE_NOTIFIED, "ConfigSetServerSetup"))) {
         factory_free(f);
         return;
     }

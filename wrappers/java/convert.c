@@ -16,12 +16,24 @@
 /* ------------------------------------------------ buffers held in Java */
 
 /* A read buffer's value goes into the fields (dtype, dval, dref) of an
- * MkBufferC the Java side made with `new`: two or three field stores instead
- * of a C copy, a constructor call and a Cleaner registration (measured:
- * about 2 us per ReadBUF, mostly the GC's reference processing, against a
- * round trip of 30 us), and instead of a JNI AllocObject (the slow
- * allocation path: 5 % of the perfserver's BUST server time, measured). */
-static int
+ * MkBufferC the Java side made with `new`, instead of a C copy, a
+ * constructor call and a Cleaner registration (measured: about 2 us per
+ * ReadBUF, mostly the GC's reference processing, against a round trip of
+ * 30 us), and instead of a JNI AllocObject (the slow allocation path: 5 % of
+ * the perfserver's BUST server time, measured).  The type and a value of at
+ * most 32 bits come back as the native's result (mqj_fill_code), which the
+ * Java side stores itself (MkObjectC.fill): a JNI field store only for a
+ * 64-bit value or the bytes of a STR or BIN (BUS: 10 JNI calls fewer per
+ * message, measured). */
+static jlong
+fill_code(MkTypeE t, uint32_t low)
+{
+    return (jlong)((uint64_t)(t + 1) << 32 | low);
+}
+
+/* The result code of value_to_java (MkObjectC.fill decodes it); 0: not a
+ * value (copied in C), -1: an exception. */
+static jlong
 value_to_java(JNIEnv *env, jobject o, MkBufferC *buf)
 {
     MkTypeE t = MkBufferGetType(buf);
@@ -59,13 +71,14 @@ value_to_java(JNIEnv *env, jobject o, MkBufferC *buf)
         jbyteArray a = mqj_from_BIN(env, data, size);
         if (!a)
             return -1;
-        (*env)->SetObjectField(env, o, mqj.dref, a);
-        (*env)->DeleteLocalRef(env, a);
-    } else if (bits) {
-        (*env)->SetLongField(env, o, mqj.dval, bits);
+        (*env)->SetObjectField(env, o, mqj.dref, a); /* a: freed as the native returns */
+    } else if (t == MK_TYPE_I64 || t == MK_TYPE_DBL) {
+        if (bits)
+            (*env)->SetLongField(env, o, mqj.dval, bits);
+    } else {
+        return fill_code(t, (uint32_t)bits); /* the low 32 bits: MkObjectC.fill extends them */
     }
-    (*env)->SetIntField(env, o, mqj.dtype, (jint)t + 1);
-    return 1;
+    return fill_code(t, 0);
 }
 
 /* The Java buffer o takes b as its own C object (freed with it); on an
@@ -81,21 +94,19 @@ adopt(JNIEnv *env, jobject o, MkBufferC *b)
     return 1;
 }
 
-jobject
+jlong
 mqj_fill_BUF(JNIEnv *env, jobject into, MkBufferC *buf)
 {
     MkBufferC *dup;
-    int rc;
+    jlong rc;
 
-    if (!buf) {
-        mqj_handle(env, NULL);
-        return NULL;
-    }
+    if (!buf)
+        return mqj_handle(env, NULL);
     if ((rc = value_to_java(env, into, buf)) != 0)
-        return rc > 0 ? into : NULL;
-    if (!mqj_handle(env, dup = MkBufferDup(buf))) /* not a value: a C copy */
-        return NULL;
-    return adopt(env, into, dup) ? into : NULL;
+        return rc > 0 ? rc : 0;
+    if (mqj_handle(env, dup = MkBufferDup(buf))) /* not a value: a C copy */
+        adopt(env, into, dup);
+    return 0;
 }
 
 jlong
@@ -105,8 +116,14 @@ mqj_view(JNIEnv *env, MqContextC *ctx, MkBufferC *buf)
 
     if (!c) /* a context without its Java object: no view to end later */
         return mqj_throw(env, MQ_ERR_LINK, "ReadBUFR: the context was deleted");
-    c->live = 1;
-    return (jlong)(intptr_t)buf;
+    c->shown = buf;
+    return (jlong)(intptr_t)c | 1; /* calloc'd: the low bit is free */
+}
+
+jboolean JNICALL
+mqj_view_shows(JNIEnv *env, jclass cls, jlong hdl)
+{
+    return hdl && mqj_resolve(hdl) ? JNI_TRUE : JNI_FALSE;
 }
 
 /* MkObjectC.viewInit(ctx, v): the context's view, made by the Java side. */
@@ -125,17 +142,10 @@ mqj_view_init(JNIEnv *env, jclass cls, jlong ctx, jobject v)
         mqj_throw(env, MK_ERR_MEMORY, "ReadBUFR: out of memory");
 }
 
-void
-mqj_view_end_live(JNIEnv *env, mqj_ctx *c)
-{
-    if (c->view)
-        (*env)->SetLongField(env, c->view, mqj.hdl, 0);
-    c->live = 0;
-}
-
-/* Store the Java-side value of o (dtype != 0) into the C buffer b. */
+/* Store the Java-side value of o (dtype != 0) into the C buffer b; ref: o's
+ * dref when the caller has it, else NULL. */
 static int
-value_from_java(JNIEnv *env, jobject o, jint dtype, MkBufferC *b)
+value_from_java(JNIEnv *env, jobject o, jint dtype, jbyteArray ref, MkBufferC *b)
 {
     MkTypeE t = (MkTypeE)(dtype - 1);
     jlong bits = 0;
@@ -164,10 +174,11 @@ value_from_java(JNIEnv *env, jobject o, jint dtype, MkBufferC *b)
     }
     case MK_TYPE_STR:
     case MK_TYPE_BIN: {
-        jbyteArray a = (*env)->GetObjectField(env, o, mqj.dref);
+        jbyteArray a = ref ? ref : (*env)->GetObjectField(env, o, mqj.dref);
         mqj_bin bin;
         int ok = mqj_to_BIN(env, a, &bin, "MkBufferC");
-        (*env)->DeleteLocalRef(env, a);
+        if (!ref)
+            (*env)->DeleteLocalRef(env, a);
         if (!ok)
             return 0;
         if (t == MK_TYPE_BIN) {
@@ -207,16 +218,16 @@ mqj_scratch_free(void)
 }
 
 int
-mqj_buf_value(JNIEnv *env, jobject o, MkBufferC **b, const char *fn)
+mqj_buf_value(JNIEnv *env, jobject o, jbyteArray ref, MkBufferC **b, const char *fn)
 {
     jint dtype = o ? (*env)->GetIntField(env, o, mqj.dtype) : 0;
 
-    if (!dtype)
+    if (dtype <= 0) /* deleted, or a view no longer valid (MQJ_VIEW): mqj_deleted says which */
         return (*b = mqj_deleted(env, o, fn)) != NULL;
     if (!scratch && !(scratch = MkBufferCreate()))
         return mqj_throw(env, MK_ERR_MEMORY, "%s: out of memory", fn);
     *b = scratch;
-    return value_from_java(env, o, dtype, scratch);
+    return value_from_java(env, o, dtype, ref, scratch);
 }
 
 /* A method other than SendBUF/WriteBUF/AppendBUF on a buffer that holds its
@@ -229,7 +240,7 @@ mqj_buf_materialize(JNIEnv *env, jobject o, jint dtype)
         mqj_throw(env, MK_ERR_MEMORY, "out of memory");
         return NULL;
     }
-    if (!value_from_java(env, o, dtype, b)) {
+    if (!value_from_java(env, o, dtype, NULL, b)) {
         MkBufferDelete(b);
         return NULL;
     }
@@ -283,14 +294,18 @@ needs_utf16(const unsigned char *s, size_t n)
 int
 mqj_to_STR(JNIEnv *env, jstring j, mqj_str *s, const char *fn)
 {
-    jsize n;
+    return mqj_to_STRn(env, j, j ? (*env)->GetStringLength(env, j) : 0, s, fn);
+}
+
+int
+mqj_to_STRn(JNIEnv *env, jstring j, jint n, mqj_str *s, const char *fn)
+{
     size_t max;
     jchar *u;
 
     s->s = s->small;
     if (!j)
         return mqj_throw(env, MK_ERR_ARGUMENT, "%s: null string", fn);
-    n = (*env)->GetStringLength(env, j);
     max = (size_t)n * 3 + 1; /* modified UTF-8 takes at most 3 bytes per jchar */
     if (max > sizeof s->small && !(s->s = malloc(max)))
         return mqj_throw(env, MK_ERR_MEMORY, "%s: out of memory", fn);
@@ -316,6 +331,20 @@ mqj_to_STR(JNIEnv *env, jstring j, mqj_str *s, const char *fn)
     utf16_to_utf8(u, n, s->s);
     free(u);
     return 1;
+}
+
+int
+mqj_to_TOKEN(JNIEnv *env, jint word, jstring j, char t[5], mqj_str *s, const char *fn)
+{
+    uint32_t w = (uint32_t)word;
+    for (int i = 0; i < 4; i++)
+        t[i] = (char)(w >> (8 * i) & 0xff); /* character i in bits 8i..8i+7 */
+    t[4] = '\0';
+    if (w) {
+        s->s = s->small;
+        return 1;
+    }
+    return mqj_to_STR(env, j, s, fn);
 }
 
 /* Decode UTF-8 into UTF-16; an invalid sequence becomes U+FFFD. */

@@ -137,6 +137,8 @@ cache(JNIEnv *env)
     static const JNINativeMethod object_natives[] = {
         {"free0", "(IJ)V", (void *)object_free},
         {"viewInit", "(JL" MQJ_PKG "MkBufferC;)V", (void *)mqj_view_init},
+        {"callableSlot", "(Ljava/lang/Class;)I", (void *)mqj_callable_slot},
+        {"viewShows", "(J)Z", (void *)mqj_view_shows},
     };
 
     if (!obj || !(mqj.hdl = (*env)->GetFieldID(env, obj, "hdl", "J")) ||

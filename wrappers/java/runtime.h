@@ -84,13 +84,33 @@ mqj_ptr(JNIEnv *env, jobject o, const char *fn)
     return p ? p : mqj_deleted(env, o, fn);
 }
 
+/* A context's user data: its Java object and its ReadBUFR view, so that
+ * neither costs a JNI field access per message. */
+typedef struct {
+    jobject self;    /* global reference, released by the destroy callback */
+    jobject view;    /* global reference to the view, NULL until MkObjectC.viewInit */
+    MkBufferC *shown; /* the buffer the view shows, NULL when its read ended */
+} mqj_ctx;
+
+/* The C object a handle names: a ReadBUFR view's handle is its context's
+ * mqj_ctx with the low bit set (mqj_view), naming the buffer it shows or
+ * NULL once that read ended; any other handle is the object itself. */
+static inline void *
+mqj_resolve(jlong hdl)
+{
+    if (hdl & 1)
+        return ((mqj_ctx *)(intptr_t)(hdl & ~(jlong)1))->shown;
+    return (void *)(intptr_t)hdl;
+}
+
 /* The C object of a method's receiver, whose handle the Java method passes
  * (java.py's wrapped: no JNI field access); NULL with an exception as
- * mqj_ptr when it is 0. */
+ * mqj_ptr when it names none. */
 static inline void *
 mqj_self(JNIEnv *env, jobject self, jlong hdl, const char *fn)
 {
-    return hdl ? (void *)(intptr_t)hdl : mqj_deleted(env, self, fn);
+    void *p = mqj_resolve(hdl);
+    return p ? p : mqj_deleted(env, self, fn);
 }
 
 /* A new C object as the handle the Java side wraps (java.py's java_made:
@@ -107,6 +127,9 @@ typedef struct {
     char small[256];
 } mqj_str;
 int mqj_to_STR(JNIEnv *env, jstring j, mqj_str *s, const char *fn);
+/* The same with j's length from Java (MkObjectC.length: the generated
+ * methods pass it), saving the JNI GetStringLength. */
+int mqj_to_STRn(JNIEnv *env, jstring j, jint n, mqj_str *s, const char *fn);
 static inline void
 mqj_str_release(mqj_str *s)
 {
@@ -114,6 +137,12 @@ mqj_str_release(mqj_str *s)
     if (s->s != s->small)
         mqj_free(s->s);
 }
+/* A token: word is its 4 characters packed in Java (MkObjectC.token: 0
+ * unless they are 4 printable ASCII characters), unpacked into t[5] without
+ * a JNI call; for 0 the String is converted into s as mqj_to_STR does, so
+ * the C call names an invalid token in its error.  s is released after the
+ * call either way. */
+int mqj_to_TOKEN(JNIEnv *env, jint word, jstring j, char t[5], mqj_str *s, const char *fn);
 /* UTF-8 as a new String (NULL for a NULL pointer when nullable). */
 jstring mqj_from_STR(JNIEnv *env, const char *s);
 
@@ -135,20 +164,21 @@ jbyteArray mqj_from_BIN(JNIEnv *env, const void *data, size_t size);
 
 /* The C objects of an MkBufferC and an MqContextC argument.  A buffer that
  * holds its value on the Java side (a ReadBUF copy) lends it through the
- * thread's scratch buffer, valid for the call. */
-int mqj_buf_value(JNIEnv *env, jobject o, MkBufferC **b, const char *fn);
+ * thread's scratch buffer, valid for the call; ref is its bytes (dref, passed
+ * by the Java method: MkObjectC.bytes) or NULL to read them here. */
+int mqj_buf_value(JNIEnv *env, jobject o, jbyteArray ref, MkBufferC **b, const char *fn);
 /* Give such a buffer its C object (owned by the Java object) for a method
  * that needs one. */
 void *mqj_buf_materialize(JNIEnv *env, jobject o, jint dtype);
 static inline int
-mqj_to_BUF(JNIEnv *env, jobject o, MkBufferC **b, const char *fn)
+mqj_to_BUF(JNIEnv *env, jobject o, jbyteArray ref, MkBufferC **b, const char *fn)
 {
-    void *p = o ? (void *)(intptr_t)(*env)->GetLongField(env, o, mqj.hdl) : NULL;
+    void *p = o ? mqj_resolve((*env)->GetLongField(env, o, mqj.hdl)) : NULL;
     if (p) {
         *b = p;
         return 1;
     }
-    return mqj_buf_value(env, o, b, fn);
+    return mqj_buf_value(env, o, ref, b, fn);
 }
 static inline int
 mqj_to_CTX(JNIEnv *env, jobject o, MqContextC **c, const char *fn)
@@ -157,34 +187,34 @@ mqj_to_CTX(JNIEnv *env, jobject o, MqContextC **c, const char *fn)
 }
 /* A borrowed buffer as an owned copy, safe to keep, in into (an MkBufferC
  * the Java side made: java.py's java_made "fill"): its value held on the
- * Java side (no C object until a method needs one).  into, or NULL with an
- * exception. */
-jobject mqj_fill_BUF(JNIEnv *env, jobject into, MkBufferC *buf);
-/* A context's user data: its Java object and its ReadBUFR view, so that
- * neither costs a JNI field access per message. */
-typedef struct {
-    jobject self; /* global reference, released by the destroy callback */
-    jobject view; /* global reference to the view, NULL until MkObjectC.viewInit */
-    int live;     /* the view points at a buffer of the current read */
-} mqj_ctx;
+ * Java side (no C object until a method needs one).  Returns what the Java
+ * side stores itself (MkObjectC.fill: the type plus one in the high 32 bits,
+ * a value of at most 32 bits in the low ones), 0 when into took a C copy or
+ * an exception is thrown.  Only for a native about to return to Java: the
+ * local reference of a STR/BIN's new array lives until then. */
+jlong mqj_fill_BUF(JNIEnv *env, jobject into, MkBufferC *buf);
 /* ReadBUFR: the context's one reusable view (an MkBufferC of dtype
- * MQJ_VIEW, made and pointed at buf by MkObjectC.view in Java): no
- * allocation, no copy and no JNI call per read; mqj_view marks it live and
- * returns buf's handle.  mqj_view_end points it at nothing (its methods throw
- * from then on): the runtime calls it when a service or callback returns,
- * before each blocking call on the context (the event loop replaces the read
- * message) and when the context is deleted, so a kept view never reaches
- * freed memory.  It costs nothing when no view is live. */
+ * MQJ_VIEW, made by MkObjectC.view in Java): no allocation, no copy and no
+ * JNI call per read.  mqj_view shows buf in it and returns its handle (the
+ * same for every read of the context: see mqj_resolve).  mqj_view_end shows
+ * nothing (its methods throw from then on) with a plain store, no JNI call
+ * (one SetLongField per message before, measured): the runtime calls it when
+ * a service or callback returns and before each blocking call on the context
+ * (the event loop replaces the read message).  When the context is deleted
+ * the view's handle becomes 0 (ctx_destroyed), so a kept view never reaches
+ * freed memory. */
 enum { MQJ_VIEW = -1 };
 jlong mqj_view(JNIEnv *env, MqContextC *ctx, MkBufferC *buf);
 void JNICALL mqj_view_init(JNIEnv *env, jclass cls, jlong ctx, jobject v);
-void mqj_view_end_live(JNIEnv *env, mqj_ctx *c);
+/* MkObjectC.viewShows(hdl): whether a view's handle shows a buffer. */
+jboolean JNICALL mqj_view_shows(JNIEnv *env, jclass cls, jlong hdl);
 static inline void
 mqj_view_end(JNIEnv *env, MqContextC *ctx)
 {
     mqj_ctx *c = MqContextGetUserData(ctx);
-    if (c && c->live)
-        mqj_view_end_live(env, c);
+    (void)env;
+    if (c)
+        c->shown = NULL;
 }
 /* The wrapper object of a context (a new local reference), null for NULL. */
 jobject mqj_from_CTX(JNIEnv *env, MqContextC *ctx);
@@ -199,13 +229,18 @@ int mqj_to_ARGV(JNIEnv *env, jobjectArray j, mqj_argv *a, const char *fn);
 void mqj_argv_release(mqj_argv *a);
 
 /* A callback registration: the Java callable held by a global reference.
- * NULL with an exception for null. */
-void *mqj_cb_new(JNIEnv *env, jobject fn, int scope, const char *name);
+ * slot is its class's entry in the runtime's table of Call methods
+ * (MkObjectC.callable), -1 to look the class up here.  NULL with an
+ * exception for null. */
+void *mqj_cb_new(JNIEnv *env, jobject fn, jint slot, int scope, const char *name);
+/* MkObjectC.callableSlot(Class): a class's entry in that table, added the
+ * first time; -1 when the table is full. */
+jint JNICALL mqj_callable_slot(JNIEnv *env, jclass cls, jclass of);
 MkErrorE mqj_cb_call(MqContextC *ctx, void *data);
 void mqj_cb_free(void *data);
 
 /* The hand-written natives of MqContextC that the generated table names. */
-void JNICALL mqj_rt_MqContextC_Init(JNIEnv *env, jobject self);
+jlong JNICALL mqj_rt_MqContextC_Init(JNIEnv *env, jobject self);
 void JNICALL mqj_rt_MqContextC_ConfigSetServerSetup(JNIEnv *env, jobject self, jobject setup);
 void mqj_delete_MqContextC(JNIEnv *env, jobject self);
 

@@ -6,6 +6,7 @@ those natives (one text holding every class, each after a line
 import itertools
 import re
 
+from .model import ApiError
 from .plan import VIEW, ends_views, has_view
 from .text import arg_text, banner, c_decl, col
 
@@ -34,6 +35,8 @@ def ret_type(plan):
 
 def ret_sig(plan):
     r = plan.result
+    if java_made(plan) == "fill":
+        return "J"  # what MkObjectC.fill stores (mqj_fill_BUF)
     if r.kind == "continue":
         return "Z"
     if r.kind == "object":
@@ -47,6 +50,8 @@ def ret_sig(plan):
 
 def ret_jni(plan):
     r = plan.result
+    if java_made(plan) == "fill":
+        return "jlong"
     if r.kind == "continue":
         return "jboolean"
     if r.kind == "object":
@@ -72,16 +77,23 @@ def forms(inp):
     return c.get("forms") or (c.in_,)
 
 
-def sigs(inp):
+def sigs(inp, hand=False):
     c = jcol(inp.param.type)
-    return c.get("sigs") or (c.sig,)
+    lead = "" if hand else lead_of(inp) and lead_of(inp).sig
+    return tuple((lead or "") + s for s in c.get("sigs") or (c.sig,))
+
+
+def lead_of(inp):
+    """The hidden int a wrapped method passes before this input (types.py's
+    _java_lead), or None."""
+    return jcol(inp.param.type).get("lead")
 
 
 def variants(plan):
     """Each combination of the inputs' forms: [(java types, signatures)]."""
     per = []
     for i in plan.inputs:
-        fs, ss = forms(i), sigs(i)
+        fs, ss = forms(i), sigs(i, plan.kind == "handwritten")
         if plan.kind == "handwritten":
             fs, ss = fs[:1], ss[:1]
         per.append(list(zip(fs, ss)))
@@ -115,7 +127,8 @@ def c_name(plan, suffix=""):
 # Java `new` is inlined (measured: the two were 8 % of the perfserver's BUST
 # server time, more than its C calls).  "handle": the native (nNAME) returns
 # the C pointer and the Java method wraps it; "fill": the Java method passes
-# a new MkBufferC that the native fills and returns.
+# a new MkBufferC that the native fills, returning the type and a small value
+# for the Java side to store (MkObjectC.fill): no JNI field store for them.
 def java_made(plan):
     r = plan.result
     if r.kind == "object":
@@ -162,8 +175,9 @@ class FuncGlue:
         if p.on_object:
             head += ", jlong hdl"
         tail = ", jobject into" if java_made(p) == "fill" and not self.view else ""
-        return head + "".join(", %s %s" % (jcol(i.param.type).jni, i.param.name)
-                              for i in p.inputs) + tail
+        return head + "".join(", %s%s %s" % (
+            "%s %s, " % (lead_of(i).jni, lead_of(i).name.format(n=i.param.name)) if lead_of(i)
+            else "", jcol(i.param.type).jni, i.param.name) for i in p.inputs) + tail
 
     def emit(self):
         p = self.plan
@@ -288,9 +302,11 @@ class FuncGlue:
             if p.raise_on == "NULL":
                 self.w("    if (!r) {")
                 self.w("        " + self.raise_expr())
-                self.w("        return NULL;")
+                self.w("        " + self.fail())
                 self.w("    }")
             if r.nullable:
+                if java_made(p):
+                    raise ApiError("java: %s: a nullable result the Java side makes" % p.name)
                 self.w("    if (!r)")
                 self.w("        return NULL;")
             self.w("    return %s;" % jcol(r.type).value.format(v="r"))
@@ -317,7 +333,7 @@ def natives(out, decl, k, funcs):
     for f in funcs:
         p = f.plan
         if f.kind == "ctor" and k is not None and not k.plain:
-            impl, sig = "mqj_rt_%s_Init" % k.name, "()V"
+            impl, sig = "mqj_rt_%s_Init" % k.name, "()J"  # the handle, stored by Java
             out.append('    {"Init", "%s", (void *)%s},' % (sig, impl))
             continue
         if f.kind == "dtor" and k.plain:
@@ -378,8 +394,17 @@ def view_doc(plan):
             " copy to keep." % (plan.name + VIEW, plan.name, plan.name, VIEW, plan.name))
 
 
-def java_params(plan, types):
-    return ", ".join("%s %s" % (t, i.param.name) for t, i in zip(types, plan.inputs))
+def java_params(plan, types, leads=False):
+    """The Java parameters; leads: a native's, with each hidden int first."""
+    return ", ".join("%s%s %s" % ("%s %s_lead, " % (lead_of(i).java, i.param.name)
+                                  if leads and lead_of(i) else "",
+                                  t, i.param.name) for t, i in zip(types, plan.inputs))
+
+
+def java_args(plan):
+    """A wrapped method's arguments to its native: each hidden int first."""
+    return ["%s%s" % (lead_of(i).expr.format(n=i.param.name) + ", " if lead_of(i) else "",
+                      i.param.name) for i in plan.inputs]
 
 
 def java_method(api, plan, out, native_name=None):
@@ -392,6 +417,8 @@ def java_method(api, plan, out, native_name=None):
         if wrapped(plan):
             java_wrapped_method(plan, types, static, rt, out)
         else:
+            if any(lead_of(i) for i in plan.inputs) and plan.kind != "handwritten":
+                raise ApiError("java: %s: a hidden argument needs a wrapped method" % plan.name)
             out.append("    public %snative %s%s %s(%s);" % (static, generic(types), rt, plan.name,
                                                               java_params(plan, types)))
         ins = plan.inputs
@@ -415,23 +442,27 @@ def java_wrapped_method(plan, types, static, rt, out, name=None):
     name = name or plan.name
     view = name != plan.name  # the view form: MkObjectC.view points the context's view
     made = java_made(plan) if not view else None
-    ins = [i.param.name for i in plan.inputs] if name == plan.name else []
+    ins = java_args(plan) if name == plan.name else []
     params = java_params(plan, types) if name == plan.name else ""
+    nparams_in = java_params(plan, types, leads=True) if name == plan.name else ""
     args = (["hdl"] if plan.on_object else []) + ins
-    nparams = (["long hdl"] if plan.on_object else []) + ([params] if params else [])
+    nparams = (["long hdl"] if plan.on_object else []) + ([nparams_in] if nparams_in else [])
     if made == "fill":
-        args.append("new MkBufferC(0, false)")
+        args.append("into")
         nparams.append("MkBufferC into")
     call = "%s(%s)" % (native(name), ", ".join(args))
     out.append("    public %s%s%s %s(%s) {" % (static, generic(types), rt, name, params))
     if made == "handle":
         out.append("        return new %s(%s, %s);" % (rt, call, "true" if plan.result.owned
                                                        else "false"))
+    elif made == "fill":
+        out += ["        MkBufferC into = new MkBufferC(0, false);",
+                "        into.fill(%s);" % call, "        return into;"]
     elif view:
         out.append("        return view(%s);" % call)
     else:
         out.append("        %s%s;" % ("" if rt == "void" else "return ", call))
-    nrt = "long" if made == "handle" or view else rt
+    nrt = "long" if made or view else rt
     out += ["    }", "", "    private %snative %s%s %s(%s);" % (static, generic(types), nrt,
                                                              native(name), ", ".join(nparams))]
 
@@ -459,8 +490,8 @@ def java_class(api, index, k):
     for f in k.funcs:
         p = f.plan
         if f.kind == "ctor" and not k.plain:
-            body += [java_doc(f.doc), "    public %s() {" % k.name, "        Init();", "    }", "",
-                     "    private native void Init();", "",
+            body += [java_doc(f.doc), "    public %s() {" % k.name, "        hdl = Init();",
+                     "    }", "", "    private native long Init();", "",
                      java_doc(f.doc), "    public static %s %s() {" % (k.name, f.name),
                      "        return new %s();" % k.name, "    }", ""]
         elif f.kind == "dtor" and k.plain:

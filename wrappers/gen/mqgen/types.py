@@ -98,13 +98,22 @@ def _number(name, ctype, py_build, py_hint, tcl, ruby, java, cxx=None, rb_build=
         java=_java_number(ctype, java))
 
 
-# Java: a String converted into a local mqj_str (real UTF-8), released after the call.
+def _java_lead(expr, name, java="int", sig="I", jni="jint"):
+    """A hidden argument that a wrapped Java method (java.py) computes from
+    a parameter and passes to its native just before it: expr in Java, name
+    in the C glue."""
+    return Col(java=java, expr=expr, sig=sig, jni=jni, name=name)
+
+
+# Java: a String converted into a local mqj_str (real UTF-8), released after
+# the call; its length goes along from Java (no JNI GetStringLength).
 JAVA_STR_IN = dict(in_="String", sig="Ljava/lang/String;", jni="jstring", local=("mqj_str {n}_s",),
-                   args=("{n}_s.s",), to='mqj_to_STR(env, {n}, &{n}_s, "{fn}")',
+                   args=("{n}_s.s",), lead=_java_lead("MkObjectC.length({n})", "{n}_n"),
+                   to='mqj_to_STRn(env, {n}, {n}_n, &{n}_s, "{fn}")',
                    release="mqj_str_release(&{n}_s);")
 
 
-def _text(name, to, tcl_to, rb_to):
+def _text(name, to, tcl_to, rb_to, java=None):
     """STR's input forms: a NUL-terminated UTF-8 string, borrowed for the call."""
     return Type(
         name, (IN,), c_in=[("value", "const char *")],
@@ -114,7 +123,7 @@ def _text(name, to, tcl_to, rb_to):
                 to=tcl_to + '(interp, {arg}, &{n}, "{fn}")'),
         ruby=Col(in_="String", local=("const char *{n}", "volatile VALUE {n}_keep"),
                  args=("{n}",), to=rb_to, release="RB_GC_GUARD({n}_keep);"),
-        java=Col(**JAVA_STR_IN))
+        java=java or Col(**JAVA_STR_IN))
 
 
 # The Python stubs' enum types (NewType of int) that the hints above name:
@@ -160,7 +169,14 @@ TYPES = {t.name: t for t in [
                   release="RB_GC_GUARD({n}_keep);", build="mqrb_from_STR({v})"),
          java=Col(out="String", value="mqj_from_STR(env, {v})", **JAVA_STR_IN)),
     _text("TOKEN", 'mqpy_to_TOKEN({arg}, &{n}, "{fn}")', "mqtcl_to_TOKEN",
-          '{n} = mqrb_to_TOKEN({arg}, &{n}_keep, "{fn}");'),
+          '{n} = mqrb_to_TOKEN({arg}, &{n}_keep, "{fn}");',
+          # Java: the 4 characters as one int made in Java (MkObjectC.token),
+          # so a valid token costs no JNI string call; the String still goes
+          # along for the error text of an invalid one (word 0).
+          java=Col(**dict(JAVA_STR_IN, local=("char {n}_t[5]", "mqj_str {n}_s"),
+                          args=("{n}_t[0] ? {n}_t : {n}_s.s",),
+                          lead=_java_lead("MkObjectC.token({n})", "{n}_w"),
+                          to='mqj_to_TOKEN(env, {n}_w, {n}, {n}_t, &{n}_s, "{fn}")'))),
     # The C function is printf-like; wrappers pass the text as "%s"'s argument
     # (the "fmt" role: plan.py supplies the literal).
     Type("FMT", (IN,), c_in=[("fmt", "const char *"), ("vararg", "const char *")],
@@ -207,7 +223,10 @@ TYPES = {t.name: t for t in [
                   to='{n} = mqrb_to_BUF({arg}, "{fn}");', build="mqrb_from_BUF({v})"),
          java=Col(in_="MkBufferC", out="MkBufferC", sig="Lorg/mqlink/MkBufferC;", jni="jobject",
                   local=("MkBufferC *{n}_p",), args=("{n}_p",),
-                  to='mqj_to_BUF(env, {n}, &{n}_p, "{fn}")', value="mqj_fill_BUF(env, into, {v})")),
+                  # the bytes of a STR/BIN held in Java go along (no JNI
+                  # field read for them)
+                  lead=_java_lead("MkObjectC.bytes({n})", "{n}_r", "byte[]", "[B", "jbyteArray"),
+                  to='mqj_to_BUF(env, {n}, {n}_r, &{n}_p, "{fn}")', value="mqj_fill_BUF(env, into, {v})")),
     Type("CTX", (IN, RET), c_in=[("value", "MqContextC *")], c_ret="MqContextC *",
          cxx=Col(param="MqContextC &", args=("{n}.Ptr()",), value="MqContextC *",
                  wrap="detail::context_of({v})"),
@@ -261,7 +280,11 @@ TYPES = {t.name: t for t in [
                                                        "Lorg/mqlink/MqServiceNoArgIF;"),
                   jni="jobject", local=("void *{n}_cb",),
                   args=("mqj_cb_call", "{n}_cb", "mqj_cb_free"),
-                  to='({n}_cb = mqj_cb_new(env, {n}, MQJ_SCOPE_{scope}, "{fn}"))',
+                  # the callable's class as the runtime's table index, found
+                  # once per class in Java (MkObjectC.callable): no JNI class
+                  # lookup per registration
+                  lead=_java_lead("MkObjectC.callable({n})", "{n}_k"),
+                  to='({n}_cb = mqj_cb_new(env, {n}, {n}_k, MQJ_SCOPE_{scope}, "{fn}"))',
                   free="mqj_cb_free({n}_cb);")),
 ]}
 

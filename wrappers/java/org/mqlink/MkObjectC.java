@@ -29,9 +29,10 @@ public abstract class MkObjectC implements AutoCloseable {
     byte[] dref;
     /*
      * A context's ReadBUFR buffer: one MkBufferC per context (dtype -1),
-     * pointed here at each borrowed read (hdl, not owned, a plain field store
-     * instead of a JNI call) and at nothing (hdl 0: its methods throw) by the
-     * JNI library when the read ends.
+     * not owned.  Its hdl names the context's view slot in the JNI library
+     * (mqj_resolve), which shows each borrowed read's buffer and nothing
+     * once the read ends (its methods throw then): neither costs a JNI call.
+     * hdl becomes 0 when the context is deleted.
      */
     private MkBufferC view;
 
@@ -71,25 +72,91 @@ public abstract class MkObjectC implements AutoCloseable {
 
     /** True until the C object is deleted. */
     public boolean IsValid() {
-        return hdl != 0 || dtype > 0;
+        return dtype == -1 ? hdl != 0 && viewShows(hdl) : hdl != 0 || dtype > 0;
     }
 
-    /** ReadBUFR's result: this context's view pointed at the C buffer p. */
+    /**
+     * Store what a ReadBUF or IndexGet native returns (mqj_fill_BUF): the
+     * type plus one in the high 32 bits (0: nothing to store, the buffer
+     * took a C copy), a value of at most 32 bits in the low ones (the JNI
+     * library reads back only those bits for such a type).  A 64-bit value
+     * (dval) or the bytes of a STR or BIN (dref) the native stored itself.
+     */
+    final void fill(long r) {
+        int t = (int) (r >>> 32) - 1;
+        if (t < 0)
+            return;
+        dtype = t + 1;
+        if (t != MqLink.MK_TYPE_I64 && t != MqLink.MK_TYPE_DBL)
+            dval = (int) r;
+    }
+
+    /** The bytes a buffer holds in Java (dref), passed to the natives that take it. */
+    static byte[] bytes(MkObjectC o) {
+        return o == null ? null : o.dref;
+    }
+
+    /** ReadBUFR's result: this context's view, p its handle (mqj_view). */
     final MkBufferC view(long p) {
         MkBufferC v = view;
         if (v == null) {
             v = new MkBufferC(0, false);
             v.dtype = -1;
-            viewInit(hdl, v); // the JNI library keeps it, to end it
+            viewInit(hdl, v); // the JNI library keeps it, to end it with the context
             view = v;
         }
         v.hdl = p;
         return v;
     }
 
+    /**
+     * A token's 4 characters as one int (character i in bits 8i..8i+7), 0
+     * unless they are 4 printable ASCII characters: the generated methods
+     * pass it to their natives, which then need no JNI string call; for 0
+     * the native converts the String and the library reports the bad token.
+     */
+    static int token(String t) {
+        if (t == null || t.length() != 4)
+            return 0;
+        int w = 0;
+        for (int i = 0; i < 4; i++) {
+            char c = t.charAt(i);
+            if (c < 0x21 || c > 0x7e)
+                return 0;
+            w |= c << (8 * i);
+        }
+        return w;
+    }
+
+    /** A String argument's length, passed to the natives that convert it (0 for null). */
+    static int length(String s) {
+        return s == null ? 0 : s.length();
+    }
+
+    /** Each callable class's entry in the JNI library's table of Call methods. */
+    private static final ClassValue<Integer> CALLABLE = new ClassValue<>() {
+        @Override
+        protected Integer computeValue(Class<?> c) {
+            return callableSlot(c);
+        }
+    };
+
+    /**
+     * A callable's class as its entry in that table (-1: none, the native
+     * looks it up itself): found once per class, so registering a callback
+     * costs the JNI library no class lookup.
+     */
+    static int callable(Object fn) {
+        return fn == null ? -1 : CALLABLE.get(fn.getClass());
+    }
+
+    private static native int callableSlot(Class<?> c);
+
     static native void free0(int kind, long hdl);
 
     private static native void viewInit(long ctx, MkBufferC v);
+
+    private static native boolean viewShows(long hdl);
 
     /** The Cleaner's action: holds only the handle, never the object. */
     private static final class Free implements Runnable {
