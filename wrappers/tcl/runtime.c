@@ -126,20 +126,19 @@ method_call(ClientData cd, Tcl_Interp *interp, Tcl_ObjectContext oc, int objc,
 static const Tcl_MethodType method_type = {
     TCL_OO_METHOD_VERSION_CURRENT, "mqlink method", method_call, NULL, NULL};
 
-/* Method name -> index in its class's table, per class, shared by every
- * interpreter and built once.  Not Tcl_GetIndexFromObjStruct: that caches
- * the index of one table in the word's Tcl_Obj, and an interpreter shares
- * one literal object per word, so `my ReadBUF` and `$bus ReadBUF` would
- * evict each other's cache and scan a whole table on every call.  Instead a
- * word caches its entry of `words`: its index in every class at once. */
-static Tcl_HashTable method_names[MQTCL_CLASS_COUNT];
-static int method_names_ready;
-TCL_DECLARE_MUTEX(method_names_lock)
-
+/* Method name -> its index in every class's table (-1: not a method of
+ * that class), shared by every interpreter and built once.  Not
+ * Tcl_GetIndexFromObjStruct: that caches the index of one table in the
+ * word's Tcl_Obj, and an interpreter shares one literal object per word, so
+ * `my ReadBUF` and `$bus ReadBUF` would evict each other's cache and scan a
+ * whole table on every call.  Instead a word caches its entry of `words`,
+ * which answers for every class at once. */
 typedef struct {
-    short index[MQTCL_CLASS_COUNT]; /* -1: not a method of that class */
+    short index[MQTCL_CLASS_COUNT];
 } method_word;
 static Tcl_HashTable words; /* every method name -> its method_word */
+static int words_ready;
+TCL_DECLARE_MUTEX(words_lock)
 static const method_word no_method = {.index[0 ... MQTCL_CLASS_COUNT - 1] = -1};
 
 /* A word's cached method_word (internalRep.twoPtrValue.ptr1): static data,
@@ -149,17 +148,14 @@ static const Tcl_ObjType word_type = {"mqlink method name", NULL, NULL, NULL, NU
 static void
 method_names_init(void)
 {
-    Tcl_MutexLock(&method_names_lock);
-    if (!method_names_ready)
+    Tcl_MutexLock(&words_lock);
+    if (!words_ready)
         Tcl_InitHashTable(&words, TCL_STRING_KEYS);
-    for (int c = 0; !method_names_ready && c < MQTCL_CLASS_COUNT; c++) {
-        Tcl_InitHashTable(&method_names[c], TCL_STRING_KEYS);
+    for (int c = 0; !words_ready && c < MQTCL_CLASS_COUNT; c++) {
         for (int i = 0; mqtcl_classes[c].methods[i].name; i++) {
             const char *name = mqtcl_classes[c].methods[i].name;
             int isnew;
-            Tcl_HashEntry *e = Tcl_CreateHashEntry(&method_names[c], name, &isnew);
-            Tcl_SetHashValue(e, (ClientData)(intptr_t)i);
-            e = Tcl_CreateHashEntry(&words, name, &isnew);
+            Tcl_HashEntry *e = Tcl_CreateHashEntry(&words, name, &isnew);
             if (isnew) {
                 method_word *w = (method_word *)ckalloc(sizeof *w);
                 *w = no_method;
@@ -168,15 +164,15 @@ method_names_init(void)
             ((method_word *)Tcl_GetHashValue(e))->index[c] = (short)i;
         }
     }
-    method_names_ready = 1;
-    Tcl_MutexUnlock(&method_names_lock);
+    words_ready = 1;
+    Tcl_MutexUnlock(&words_lock);
 }
 
 int
 mqtcl_method_find(int cls, const char *name)
 {
-    Tcl_HashEntry *e = Tcl_FindHashEntry(&method_names[cls], name);
-    return e ? (int)(intptr_t)Tcl_GetHashValue(e) : -1;
+    Tcl_HashEntry *e = Tcl_FindHashEntry(&words, name);
+    return e ? ((const method_word *)Tcl_GetHashValue(e))->index[cls] : -1;
 }
 
 /* word (not yet of word_type) as a word_type object. */
