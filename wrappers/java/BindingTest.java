@@ -220,6 +220,7 @@ public class BindingTest {
             s.WriteI8((byte) -128); s.WriteI16(Short.MIN_VALUE); s.WriteI32(Integer.MAX_VALUE);
             s.WriteI64(Long.MIN_VALUE); s.WriteFLT(-0.0f); s.WriteDBL(Double.NaN); s.WriteBOL(true);
             s.WriteSTR(NONBMP); s.WriteBIN(bin); s.WriteSTR("");
+            s.WriteI64(0); s.WriteBIN(new byte[0]); s.WriteDBL(-1.5); // zero and empty: no take
             s.PosToStart();
             List<MkBufferC> got = new ArrayList<>();
             while (s.ReadItemExists())
@@ -234,6 +235,7 @@ public class BindingTest {
             expect(t.ReadI64() == Long.MIN_VALUE, "I64");
             expect(Float.floatToRawIntBits(t.ReadFLT()) == Integer.MIN_VALUE && Double.isNaN(t.ReadDBL()) && t.ReadBOL(), "floats");
             expect(t.ReadSTR().equals(NONBMP) && Arrays.equals(t.ReadBIN(), bin) && t.ReadSTR().isEmpty(), "STR BIN");
+            expect(t.ReadI64() == 0 && t.ReadBIN().length == 0 && t.ReadDBL() == -1.5, "zero, empty");
             expect(l.IndexGet(7).GetSTR().equals(NONBMP) && l.IndexGet(3).GetI64() == Long.MIN_VALUE, "list");
             MkBufferC b = got.get(2);
             expect(b.IsValid() && b.GetType() == MqLink.MK_TYPE_I32 && b.GetI32() == Integer.MAX_VALUE, "methods");

@@ -21,10 +21,21 @@
  * ReadBUF, mostly the GC's reference processing, against a round trip of
  * 30 us), and instead of a JNI AllocObject (the slow allocation path: 5 % of
  * the perfserver's BUST server time, measured).  The type and a value of at
- * most 32 bits come back as the native's result (mqj_fill_code), which the
- * Java side stores itself (MkObjectC.fill): a JNI field store only for a
- * 64-bit value or the bytes of a STR or BIN (BUS: 10 JNI calls fewer per
- * message, measured). */
+ * most 32 bits come back as the native's result (fill_code), which the Java
+ * side stores itself (MkObjectC.fill).  A STR or BIN comes back as its
+ * length: the Java side allocates the array (a TLAB `new`, where a JNI
+ * NewByteArray takes the slow path) and takes the bytes with
+ * MkObjectC.take; a 64-bit value the Java side takes with
+ * MkObjectC.takeBits.  Both read the thread's pending value below, which
+ * points into the buffer the native just read: nothing else runs on the
+ * thread in between, and the buffer lives until the next read.  (BUS: 16 ->
+ * 10 JNI calls per message, measured; a JNI field store was one call each.) */
+static __thread struct {
+    const void *data;
+    size_t size;
+    jlong bits;
+} pending __attribute__((tls_model("initial-exec")));
+
 static jlong
 fill_code(MkTypeE t, uint32_t low)
 {
@@ -68,17 +79,19 @@ value_to_java(JNIEnv *env, jobject o, MkBufferC *buf)
     default: return 0; /* not a value a buffer holds: the caller copies in C */
     }
     if (t == MK_TYPE_STR || t == MK_TYPE_BIN) {
-        jbyteArray a = mqj_from_BIN(env, data, size);
-        if (!a)
+        if (size > INT32_MAX) {
+            mqj_throw(env, MK_ERR_MEMORY, "ReadBUF: %zu bytes do not fit a Java array", size);
             return -1;
-        (*env)->SetObjectField(env, o, mqj.dref, a); /* a: freed as the native returns */
-    } else if (t == MK_TYPE_I64 || t == MK_TYPE_DBL) {
-        if (bits)
-            (*env)->SetLongField(env, o, mqj.dval, bits);
-    } else {
-        return fill_code(t, (uint32_t)bits); /* the low 32 bits: MkObjectC.fill extends them */
+        }
+        pending.data = data;
+        pending.size = size;
+        return fill_code(t, (uint32_t)size); /* MkObjectC.fill allocates, take copies */
     }
-    return fill_code(t, 0);
+    if (t == MK_TYPE_I64 || t == MK_TYPE_DBL) {
+        pending.bits = bits;
+        return fill_code(t, bits != 0); /* 1: MkObjectC.fill calls takeBits */
+    }
+    return fill_code(t, (uint32_t)bits); /* the low 32 bits: MkObjectC.fill extends them */
 }
 
 /* The Java buffer o takes b as its own C object (freed with it); on an
@@ -107,6 +120,22 @@ mqj_fill_BUF(JNIEnv *env, jobject into, MkBufferC *buf)
     if (mqj_handle(env, dup = MkBufferDup(buf))) /* not a value: a C copy */
         adopt(env, into, dup);
     return 0;
+}
+
+/* MkObjectC.take(dst): the pending STR/BIN bytes into the array the Java
+ * side made for them (their length, from fill_code). */
+void JNICALL
+mqj_take(JNIEnv *env, jclass cls, jbyteArray dst)
+{
+    (*env)->SetByteArrayRegion(env, dst, 0, (jsize)pending.size, pending.data);
+    pending.data = NULL;
+}
+
+/* MkObjectC.takeBits(): the pending 64-bit value. */
+jlong JNICALL
+mqj_take_bits(JNIEnv *env, jclass cls)
+{
+    return pending.bits;
 }
 
 jlong
@@ -142,17 +171,32 @@ mqj_view_init(JNIEnv *env, jclass cls, jlong ctx, jobject v)
         mqj_throw(env, MK_ERR_MEMORY, "ReadBUFR: out of memory");
 }
 
+/* The n bytes of a STR/BIN held in Java (n: its dval, set by MkObjectC.fill,
+ * so no JNI GetArrayLength), NUL-terminated for a STR, in b->small when they
+ * fit. */
+static int
+held_bytes(JNIEnv *env, jbyteArray a, jlong n, mqj_bin *b)
+{
+    b->p = b->small;
+    b->n = (size_t)n;
+    if (b->n + 1 > sizeof b->small && !(b->p = malloc(b->n + 1))) {
+        b->p = b->small;
+        return mqj_throw(env, MK_ERR_MEMORY, "MkBufferC: out of memory");
+    }
+    (*env)->GetByteArrayRegion(env, a, 0, (jsize)n, b->p);
+    ((char *)b->p)[n] = 0;
+    return 1;
+}
+
 /* Store the Java-side value of o (dtype != 0) into the C buffer b; ref: o's
  * dref when the caller has it, else NULL. */
 static int
 value_from_java(JNIEnv *env, jobject o, jint dtype, jbyteArray ref, MkBufferC *b)
 {
     MkTypeE t = (MkTypeE)(dtype - 1);
-    jlong bits = 0;
+    jlong bits = (*env)->GetLongField(env, o, mqj.dval); /* a STR/BIN: its length */
     MkErrorE rc = MK_OK;
 
-    if (t != MK_TYPE_STR && t != MK_TYPE_BIN)
-        bits = (*env)->GetLongField(env, o, mqj.dval);
     switch (t) {
     case MK_TYPE_I8: MkBufferSetI8(b, (MK_I8)bits); break;
     case MK_TYPE_I16: MkBufferSetI16(b, (MK_I16)bits); break;
@@ -176,24 +220,12 @@ value_from_java(JNIEnv *env, jobject o, jint dtype, jbyteArray ref, MkBufferC *b
     case MK_TYPE_BIN: {
         jbyteArray a = ref ? ref : (*env)->GetObjectField(env, o, mqj.dref);
         mqj_bin bin;
-        int ok = mqj_to_BIN(env, a, &bin, "MkBufferC");
+        int ok = held_bytes(env, a, bits, &bin);
         if (!ref)
             (*env)->DeleteLocalRef(env, a);
         if (!ok)
             return 0;
-        if (t == MK_TYPE_BIN) {
-            rc = MkBufferSetBIN(b, bin.p, bin.n);
-        } else {
-            char *s = malloc(bin.n + 1);
-            if (s) {
-                memcpy(s, bin.p, bin.n);
-                s[bin.n] = 0;
-                rc = MkBufferSetSTR(b, s);
-                free(s);
-            } else {
-                rc = MK_ERROR;
-            }
-        }
+        rc = t == MK_TYPE_BIN ? MkBufferSetBIN(b, bin.p, bin.n) : MkBufferSetSTR(b, bin.p);
         mqj_bin_release(&bin);
         break;
     }

@@ -139,6 +139,8 @@ cache(JNIEnv *env)
         {"viewInit", "(JL" MQJ_PKG "MkBufferC;)V", (void *)mqj_view_init},
         {"callableSlot", "(Ljava/lang/Class;)I", (void *)mqj_callable_slot},
         {"viewShows", "(J)Z", (void *)mqj_view_shows},
+        {"take", "([B)V", (void *)mqj_take},
+        {"takeBits", "()J", (void *)mqj_take_bits},
     };
 
     if (!obj || !(mqj.hdl = (*env)->GetFieldID(env, obj, "hdl", "J")) ||

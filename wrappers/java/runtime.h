@@ -189,10 +189,14 @@ mqj_to_CTX(JNIEnv *env, jobject o, MqContextC **c, const char *fn)
  * the Java side made: java.py's java_made "fill"): its value held on the
  * Java side (no C object until a method needs one).  Returns what the Java
  * side stores itself (MkObjectC.fill: the type plus one in the high 32 bits,
- * a value of at most 32 bits in the low ones), 0 when into took a C copy or
- * an exception is thrown.  Only for a native about to return to Java: the
- * local reference of a STR/BIN's new array lives until then. */
+ * in the low ones a value of at most 32 bits or a STR/BIN's length), 0 when
+ * into took a C copy or an exception is thrown.  Only for a native about to
+ * return to Java: a STR/BIN's bytes and a 64-bit value wait for
+ * MkObjectC.take/takeBits (mqj_take, mqj_take_bits), which fill calls at
+ * once. */
 jlong mqj_fill_BUF(JNIEnv *env, jobject into, MkBufferC *buf);
+void JNICALL mqj_take(JNIEnv *env, jclass cls, jbyteArray dst);
+jlong JNICALL mqj_take_bits(JNIEnv *env, jclass cls);
 /* ReadBUFR: the context's one reusable view (an MkBufferC of dtype
  * MQJ_VIEW, made by MkObjectC.view in Java): no allocation, no copy and no
  * JNI call per read.  mqj_view shows buf in it and returns its handle (the

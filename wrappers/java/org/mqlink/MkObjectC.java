@@ -78,17 +78,29 @@ public abstract class MkObjectC implements AutoCloseable {
     /**
      * Store what a ReadBUF or IndexGet native returns (mqj_fill_BUF): the
      * type plus one in the high 32 bits (0: nothing to store, the buffer
-     * took a C copy), a value of at most 32 bits in the low ones (the JNI
-     * library reads back only those bits for such a type).  A 64-bit value
-     * (dval) or the bytes of a STR or BIN (dref) the native stored itself.
+     * took a C copy); in the low ones a value of at most 32 bits (the JNI
+     * library reads back only those bits for such a type), a STR's or BIN's
+     * length (its bytes go into an array made here, a plain {@code new},
+     * by take; dval keeps the length, so passing them back costs the JNI
+     * library no GetArrayLength), or for a 64-bit value 1 when takeBits has
+     * it (0: the value is 0).
      */
     final void fill(long r) {
         int t = (int) (r >>> 32) - 1;
         if (t < 0)
             return;
         dtype = t + 1;
-        if (t != MqLink.MK_TYPE_I64 && t != MqLink.MK_TYPE_DBL)
+        if (t == MqLink.MK_TYPE_STR || t == MqLink.MK_TYPE_BIN) {
+            byte[] b = new byte[(int) r];
+            if (b.length > 0)
+                take(b);
+            dref = b;
+            dval = b.length;
+        } else if (t == MqLink.MK_TYPE_I64 || t == MqLink.MK_TYPE_DBL) {
+            dval = (int) r == 0 ? 0 : takeBits();
+        } else {
             dval = (int) r;
+        }
     }
 
     /** The bytes a buffer holds in Java (dref), passed to the natives that take it. */
@@ -157,6 +169,12 @@ public abstract class MkObjectC implements AutoCloseable {
     private static native void viewInit(long ctx, MkBufferC v);
 
     private static native boolean viewShows(long hdl);
+
+    /** The bytes of the STR or BIN that fill's native just read, into b (its length). */
+    private static native void take(byte[] b);
+
+    /** The 64-bit value that fill's native just read. */
+    private static native long takeBits();
 
     /** The Cleaner's action: holds only the handle, never the object. */
     private static final class Free implements Runnable {
