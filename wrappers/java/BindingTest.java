@@ -264,6 +264,29 @@ public class BindingTest {
                 expect(MkBufferListC.CreateTLS("bindingtest").Size() == 0, "TLS list emptied");
             }
         });
+        check("CreateTLS: one object per thread and name, emptied on each call; a deleted one is made anew", () -> {
+            long empty = new MkBufferStreamC().Size();
+            MkBufferStreamC a = MkBufferStreamC.CreateTLS("bindingtest-tls");
+            a.WriteI32(5);
+            MkBufferStreamC b = MkBufferStreamC.CreateTLS(new String("bindingtest-tls"));
+            expect(b == a && a.Size() == empty, "the same object, emptied");
+            MkBufferStreamC o = MkBufferStreamC.CreateTLS("bindingtest-other");
+            o.WriteI32(6);
+            expect(o != a && a.Size() == empty, "another name, another object");
+            boolean[] own = new boolean[1];
+            Thread t = new Thread(() -> {
+                MkBufferStreamC x = MkBufferStreamC.CreateTLS("bindingtest-tls");
+                x.WriteI32(7);
+                own[0] = x != a && a.Size() == empty;
+            });
+            t.start();
+            t.join();
+            expect(own[0], "another thread, another object");
+            a.Delete();
+            MkBufferStreamC c = MkBufferStreamC.CreateTLS("bindingtest-tls");
+            expect(c != a && c.IsValid() && c.Size() == empty && !a.IsValid(), "made anew after Delete");
+            raises(() -> MkBufferStreamC.CreateTLS(null));
+        });
         check("MqConfigFileC: typed reads, defaults, a type error names the file", () -> {
             File f = File.createTempFile("bindingtest", ".cfg");
             try (FileWriter w = new FileWriter(f)) {

@@ -157,6 +157,19 @@ def wrapped(plan):
 # runtime ends a view in mqj_view_end.
 
 
+# A thread-owned object (a tls ctor: CreateTLS(name)) is the same C object
+# for every call of a thread with that name, emptied: the Java side keeps
+# its wrapper per thread and name (MkObjectC.Tls, keyed by the String) and
+# empties it with the class's Reset, so a call after the first converts no
+# name and makes no object (BUS/BFL: one JNI string call per message).
+# Without a Reset method, or with other inputs, the native is called.
+def tls_reset(plan):
+    k = plan.cls
+    return (plan.kind == "ctor" and not plan.result.owned and len(plan.inputs) == 1 and
+            plan.inputs[0].param.type == "STR" and
+            any(f.name == "Reset" and not f.inputs() for f in k.funcs))
+
+
 def is_static(plan):
     return plan.cls is None or plan.kind == "ctor"
 
@@ -452,7 +465,13 @@ def java_wrapped_method(plan, types, static, rt, out, name=None):
         nparams.append("MkBufferC into")
     call = "%s(%s)" % (native(name), ", ".join(args))
     out.append("    public %s%s%s %s(%s) {" % (static, generic(types), rt, name, params))
-    if made == "handle":
+    if made == "handle" and tls_reset(plan):
+        out += ["        %s o = TLS.find(%s);" % (rt, plan.inputs[0].param.name),
+                "        if (o != null) {", "            o.Reset();", "            return o;",
+                "        }",
+                "        return TLS.keep(%s, new %s(%s, false));" % (plan.inputs[0].param.name,
+                                                                     rt, call)]
+    elif made == "handle":
         out.append("        return new %s(%s, %s);" % (rt, call, "true" if plan.result.owned
                                                        else "false"))
     elif made == "fill":
@@ -481,6 +500,10 @@ def java_class(api, index, k):
     body = []
     if k.plain:
         body += ["    static final int KIND = %d;" % index, ""]
+        if any(tls_reset(f.plan) for f in k.funcs):
+            body += ["    /** Each thread's objects of CreateTLS, by name. */",
+                     "    private static final MkObjectC.Tls<%s> TLS = new MkObjectC.Tls<>();"
+                     % k.name, ""]
         if k.create():
             body += [java_doc(k.create().doc), "    public %s() {" % k.name,
                      "        super(New(), true, KIND);", "    }", "",

@@ -1,6 +1,7 @@
 package org.mqlink;
 
 import java.lang.ref.Cleaner;
+import java.util.HashMap;
 
 /**
  * The base of every mqlink object: the C object it wraps.  Objects are
@@ -175,6 +176,31 @@ public abstract class MkObjectC implements AutoCloseable {
 
     /** The 64-bit value that fill's native just read. */
     private static native long takeBits();
+
+    /**
+     * A class's thread-owned objects (CreateTLS), per thread and name: the
+     * C object is the thread's for that name, so its wrapper is kept rather
+     * than made again.  A Java thread is one C thread, so the two registries
+     * agree; a deleted wrapper (hdl 0) is made anew.
+     */
+    static final class Tls<T extends MkObjectC> extends ThreadLocal<HashMap<String, T>> {
+        @Override
+        protected HashMap<String, T> initialValue() {
+            return new HashMap<>();
+        }
+
+        /** The calling thread's wrapper for name, or null (none yet, deleted, or a null name). */
+        T find(String name) {
+            T o = name == null ? null : get().get(name);
+            return o != null && o.hdl != 0 ? o : null;
+        }
+
+        /** Keep o as the calling thread's wrapper for name; returns o. */
+        T keep(String name, T o) {
+            get().put(name, o);
+            return o;
+        }
+    }
 
     /** The Cleaner's action: holds only the handle, never the object. */
     private static final class Free implements Runnable {
