@@ -58,7 +58,14 @@ public class BindingTest {
     static final List<WeakReference<TestServer>> instances = Collections.synchronizedList(new ArrayList<>());
 
     public static class TestServer extends MqContextC {
+        static volatile String refuseNext;   // the next instance's constructor throws this
+
         public TestServer() {
+            String r = refuseNext;
+            if (r != null) {
+                refuseNext = null;
+                throw new IllegalStateException(r);
+            }
             instances.add(new WeakReference<>(this));
         }
 
@@ -465,6 +472,19 @@ public class BindingTest {
             expect(names.stream().distinct().count() == 3, names.toString());
             for (int i = before; i < before + 3; i++)
                 expect(collected(instances.get(i)), "instance " + i + " still referenced");
+        });
+        check("an exception in the server's constructor refuses the child with its text", () -> {
+            TestServer.refuseNext = "constructor refused on purpose";
+            MqContextC k = new MqContextC();
+            try {
+                MkExceptionC e = raises(() -> k.LinkCreateChild(c));
+                expect(e.getText().contains("IllegalStateException: constructor refused on purpose"),
+                       e.getText());
+            } finally {
+                k.Delete();
+            }
+            c.SendSTART();
+            c.SendEND_AND_WAIT("ECHO");
         });
         check("a server class without a constructor taking no arguments is refused", () -> {
             NoDefault nd = new NoDefault(1);

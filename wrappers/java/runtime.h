@@ -48,6 +48,8 @@ typedef struct {
     int buf_kind;               /* its index in mqj_classes */
     jfieldID dtype, dval, dref; /* MkObjectC's Java-side value */
     jmethodID adopt;            /* MkObjectC.adopt(long, int) */
+    jclass obj;                 /* MkObjectC */
+    jmethodID new_server;       /* static MkObjectC.newServer(Class) */
     jclass *cls;                /* mqj_classes[i], in the table's order */
     jclass svc, svc0;           /* MqServiceIF, MqServiceNoArgIF */
     jmethodID svc_call, svc0_call;

@@ -1,6 +1,8 @@
 package org.mqlink;
 
 import java.lang.ref.Cleaner;
+import java.lang.reflect.Constructor;
+import java.lang.reflect.InvocationTargetException;
 import java.util.HashMap;
 
 /**
@@ -161,6 +163,34 @@ public abstract class MkObjectC implements AutoCloseable {
      */
     static int callable(Object fn) {
         return fn == null ? -1 : CALLABLE.get(fn.getClass());
+    }
+
+    /** Each server class's constructor without arguments (newServer). */
+    private static final ClassValue<Constructor<?>> SERVER = new ClassValue<>() {
+        @Override
+        protected Constructor<?> computeValue(Class<?> c) {
+            try {
+                Constructor<?> k = c.getDeclaredConstructor();
+                k.trySetAccessible(); // as JNI's NewObject: a class need not be public
+                return k;
+            } catch (NoSuchMethodException e) {
+                return null; // ConfigSetServerSetup refused such a class already
+            }
+        }
+    };
+
+    /**
+     * A new server instance of class c (the JNI library's factory, for every
+     * new parent and child): made here with {@code new} through its
+     * constructor, its context's handle returned.  An exception of the
+     * constructor goes to the library as it is.
+     */
+    static long newServer(Class<?> c) throws Throwable {
+        try {
+            return ((MkObjectC) SERVER.get(c).newInstance()).hdl;
+        } catch (InvocationTargetException e) {
+            throw e.getCause();
+        }
     }
 
     private static native int callableSlot(Class<?> c);
