@@ -239,8 +239,9 @@ value_from_java(JNIEnv *env, jobject o, jint dtype, jbyteArray ref, MkBufferC *b
 }
 
 /* The thread's scratch buffer, lent for one call (a pool thread frees it as
- * it ends, see callback.c). */
-static __thread MkBufferC *scratch;
+ * it ends, see callback.c).  initial-exec, as tl_env and pending: a plain
+ * load instead of a __tls_get_addr call per SendBUF of a held value. */
+static __thread MkBufferC *scratch __attribute__((tls_model("initial-exec")));
 
 void
 mqj_scratch_free(void)
