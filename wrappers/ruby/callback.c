@@ -9,7 +9,8 @@
  * accept...), which runs without it.  Other Ruby threads run while the
  * library waits; frames already read, and every service and callback, cost
  * no handover at all (the thread holds the GVL when the library calls
- * Ruby).  RUBY_UBF_IO wakes a sleeping system call for an interrupt
+ * Ruby), and neither does a wait when no other Ruby thread exists
+ * (wait_alone).  RUBY_UBF_IO wakes a sleeping system call for an interrupt
  * (Thread#kill, Thread#raise, a signal trap such as Ctrl-C's); the hook runs
  * Ruby's interrupt handling under rb_protect: what does not raise (a
  * SIGCHLD from an instance that ended) lets the wait go on, what raises is
@@ -34,6 +35,7 @@
  * An exception becomes the context's error (code and text of an
  * MkExceptionC, "ClassName: message" otherwise), so the caller on the other
  * side of the link receives the text. */
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,7 +104,8 @@ after_fork(void)
 
 /* ---------------------------------------------------------------- the GVL */
 
-static unsigned long releases; /* GVL releases by the library, for the tests */
+/* Waits with the GVL released, and kept (wait_alone), for the tests. */
+static unsigned long releases, kept;
 static ID id_pending;
 /* An interrupt raised during a wait of this thread (its jump tag, the
  * exception in the thread's @__mqlink_pending), kept until the call returns
@@ -149,6 +152,27 @@ run_nogvl(void *p)
     return c->fn(c->arg);
 }
 
+/* The wait of the only Ruby thread, GVL held: releasing it (~700
+ * instructions, a round trip's wait each) would serve nobody.  No other
+ * thread can be starved (none exists, and none starts while this one holds
+ * the GVL in C), and no interrupt can come from one (Thread#raise, #kill, the
+ * timer).  What is left is a signal: Ruby's handler sets the trap interrupt
+ * and arms its timer, which sends SIGVTALRM every 100 ms until the signal is
+ * served; Ruby's handlers are installed without SA_RESTART, so the signal, or
+ * the timer's for one that came just before the system call, ends it with
+ * EINTR, and the interrupt is handled then as after a release.  One already
+ * set is handled first (a trap that does not raise lets the wait start). */
+static int
+wait_alone(MqBlockingFnF fn, void *arg, VALUE th)
+{
+    if (rb_thread_interrupted(th) && handle_interrupt(th))
+        return 1;
+    errno = 0;
+    fn(arg);
+    kept++;
+    return errno == EINTR && rb_thread_interrupted(th) && handle_interrupt(th);
+}
+
 /* The library's blocking hook: fn(arg) is one system call that may sleep.
  * A thread without the GVL (one Ruby does not know) just makes it.
  * rb_thread_call_without_gvl2 returns without calling fn when any interrupt
@@ -172,6 +196,8 @@ blocking_call(MqBlockingFnF fn, void *arg)
         return 1; /* an interrupt waits for the glue: no new wait */
     after_fork();
     th = rb_thread_current();
+    if (rb_thread_alone())
+        return wait_alone(fn, arg, th);
     /* An interrupt set before the wait is seen by rb_thread_call_without_gvl2
      * itself, which then does not run fn: no check of our own first. */
     for (;;) {
@@ -210,6 +236,14 @@ static VALUE
 gvl_releases(VALUE self)
 {
     return ULONG2NUM(releases);
+}
+
+/* Mqlink.gvl_kept (private, for the tests): waits made holding the GVL
+ * because no other Ruby thread existed. */
+static VALUE
+gvl_kept(VALUE self)
+{
+    return ULONG2NUM(kept);
 }
 
 static void
@@ -596,6 +630,7 @@ mqrb_callback_init(VALUE module)
     rb_define_private_method(rb_singleton_class(module), "ruby_forking", ruby_fork_flag, 1);
     rb_eval_string(ruby_fork_src);
     rb_define_module_function(module, "gvl_releases", gvl_releases, 0);
+    rb_define_private_method(rb_singleton_class(module), "gvl_kept", gvl_kept, 0);
     rb_define_private_method(rb_singleton_class(module), "postponed_job_then", postponed_job_then, -1);
     MqSetBlockingCall(blocking_call);
 }

@@ -32,10 +32,12 @@ test "another thread runs while ProcessEvent waits" do
   c.Delete
 end
 
-# Mqlink.gvl_releases counts the extension's GVL releases.
+# Mqlink.gvl_releases counts the extension's GVL releases.  A wait releases
+# it only when another Ruby thread exists: idle is that thread here.
 test "answers already read are served without releasing the GVL" do
   c = MqContextC.new
   c.LinkCreate(SERVER)
+  idle = Thread.new { sleep }
   got = 0
   50.times do |i|
     c.SendSTART(); c.SendSTR("I32"); c.SendI32(i)
@@ -52,6 +54,45 @@ test "answers already read are served without releasing the GVL" do
   before = Mqlink.gvl_releases
   c.ProcessEvent(MQ_WAIT_ONCE, 100) # nothing comes: a real wait
   check Mqlink.gvl_releases > before, "a wait did not release the GVL"
+  idle.kill.join
+  c.Delete
+end
+
+def now = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+
+# With no other Ruby thread, releasing the GVL for a wait would serve nobody.
+test "a wait keeps the GVL when no other Ruby thread exists" do
+  c = MqContextC.new
+  c.LinkCreate(SERVER)
+  check Thread.list.size == 1, "threads left by an earlier test: #{Thread.list.inspect}"
+  before = Mqlink.gvl_releases
+  kept = Mqlink.__send__(:gvl_kept)
+  t0 = now
+  c.ProcessEvent(MQ_WAIT_ONCE, 100) # nothing comes: a real wait
+  check now - t0 >= 0.09, "the wait lasted #{now - t0} s"
+  check Mqlink.gvl_releases == before, "the GVL was released with no other thread"
+  check Mqlink.__send__(:gvl_kept) > kept, "the wait was not made holding the GVL"
+  c.Delete
+end
+
+# A signal still ends such a wait: Ruby's handler interrupts the system
+# call (its handlers have no SA_RESTART) and the trap runs at once.  The
+# server never answers the handshake, whose read retries after EINTR until
+# the runtime says the thread has an interrupt to handle.
+test "a trap that raises ends a wait made holding the GVL" do
+  c = MqContextC.new
+  old = trap("USR1") { raise IOError, "usr1" }
+  kept = Mqlink.__send__(:gvl_kept)
+  # the KILL bounds a failure: an unhandled signal would leave the read
+  # retrying for ever
+  pid = Process.spawn("sleep 0.5; kill -USR1 #{Process.pid}; sleep 8; kill -KILL #{Process.pid}")
+  t0 = now
+  raises(IOError, /usr1/) { c.LinkCreate(["--timeout", "10", "@", "sh", "-c", "read x <&$1"]) }
+  Process.kill(:KILL, pid)
+  Process.wait(pid)
+  check now - t0 < 5, "the signal ended the 10 s handshake wait only after #{now - t0} s"
+  check Mqlink.__send__(:gvl_kept) > kept, "the wait was not made holding the GVL"
+  trap("USR1", old)
   c.Delete
 end
 
