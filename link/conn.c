@@ -223,14 +223,19 @@ mqi_conn_fail(mqi_conn *c, MK_I32 code, const char *fmt, ...)
     c->up = 0;
 }
 
+/* The events of fd that came within timeout_ms, 0 for none, -1 on error.
+ * A signal counts as none: the caller computes what is left of its
+ * deadline and waits again — retrying here with the whole timeout would
+ * let signals that come more often than it (Ruby's timer, an interval
+ * timer) keep the wait from ever ending.  Interrupted by the runtime
+ * (Thread#raise) is -1 with EINTR. */
 static int
 wait_fd(int fd, short events, MK_I64 timeout_ms)
 {
     struct pollfd p = {.fd = fd, .events = events};
-    int n;
-    do
-        n = mqi_block_poll(&p, 1, timeout_ms < 0 ? -1 : (int)(timeout_ms > 0x7fffffff ? 0x7fffffff : timeout_ms));
-    while (n < 0 && errno == EINTR && !mqi_block_stopped());
+    int n = mqi_block_poll(&p, 1, timeout_ms < 0 ? -1 : (int)(timeout_ms > 0x7fffffff ? 0x7fffffff : timeout_ms));
+    if (n < 0 && errno == EINTR && !mqi_block_stopped())
+        return 0;
     return n > 0 ? p.revents : n;
 }
 

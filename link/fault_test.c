@@ -10,7 +10,9 @@
 #include <sys/socket.h>
 #include <signal.h>
 #include <sys/un.h>
+#include <sys/time.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "linktest.h"
@@ -565,6 +567,54 @@ child_limit(void)
     dump_log_on_failure();
 }
 
+/* A signal every 50 ms (no SA_RESTART, as Ruby's and Python's handlers) must
+ * not restart a wait's whole timeout: the handshake with a peer that never
+ * answers still ends after --timeout 1.  The client runs in a child that the
+ * test kills after 30 s. */
+static void
+on_tick(int sig)
+{
+    (void)sig;
+}
+
+static void
+silent_peer_under_signals(void)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s", mqt_temp_path("silent"));
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    strcpy(a.sun_path, path);
+    int l = socket(AF_UNIX, SOCK_STREAM, 0); /* listens, never accepts nor writes */
+    MQT_CHECK(l >= 0 && bind(l, (struct sockaddr *)&a, sizeof a) == 0 && listen(l, 1) == 0);
+    pid_t client = fork();
+    if (client == 0) {
+        struct sigaction sa = {.sa_handler = on_tick}; /* sa_flags 0: no SA_RESTART */
+        struct itimerval every = {{0, 50000}, {0, 50000}};
+        sigaction(SIGALRM, &sa, NULL);
+        setitimer(ITIMER_REAL, &every, NULL);
+        const char *args[] = {"client", "--uds", "--file", path, "--timeout", "1"};
+        MqContextC *c = MqContextCreate();
+        MkErrorE rc = MqLinkCreate(c, 6, args);
+        _exit(rc == MK_ERROR && MqErrorGetCode(c) == MQ_ERR_TIMEOUT ? 0 : 2);
+    }
+    int status = -1, waited = 0;
+    while (waitpid(client, &status, WNOHANG) == 0 && waited < 30000) {
+        struct timespec ts = {0, 50 * 1000000L};
+        nanosleep(&ts, NULL);
+        waited += 50;
+    }
+    if (waited >= 30000) {
+        kill(client, SIGKILL);
+        waitpid(client, &status, 0);
+        MQT_CHECK_MSG(0, "the handshake wait did not end in 30 s (each signal restarted its timeout)");
+    } else {
+        MQT_CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+                      "the client's LinkCreate did not end with MQ_ERR_TIMEOUT (status %d)", status);
+    }
+    close(l);
+    unlink(path);
+}
+
 /* An error answer without a body still tells the caller something. */
 static void
 error_without_reason(void)
@@ -617,6 +667,7 @@ static const mqt_case cases[] = {
     {"not an mqlink peer", bad_preamble},
     {"bad options name the option", bad_options},
     {"server killed during a wait", server_killed},
+    {"a silent peer under repeated signals: the handshake times out", silent_peer_under_signals},
     {"config file, command line wins", config_file},
     {NULL, NULL},
 };
