@@ -28,6 +28,12 @@ typedef struct {
     Tcl_Interp *interp;
     int scope;
     int append; /* append the context's object name */
+    /* `my METHOD` registered by a context on itself: objv[0] is taken at
+     * call time (the called context's own `my`), so every instance of a
+     * class registering the same method word shares one callback */
+    int own_my;
+    int refs;             /* registrations holding it (own_my) */
+    Tcl_HashEntry *entry; /* its entry in the state's shared_cbs, or NULL */
     int objc;   /* words, plus a slot for the name when append */
     Tcl_Obj *objv[]; /* (one allocation: a server instance registers several) */
 } mqtcl_cb;
@@ -41,19 +47,66 @@ resolve_my(Tcl_Interp *interp, mqtcl_obj *self)
     mqtcl_obj *owner;
     Tcl_Obj *name;
 
-    /* the usual case, a method of self registering its own service */
-    if (self && self->my && Tcl_GetCurrentNamespace(interp) == Tcl_GetObjectNamespace(self->obj))
-        return self->my;
+    /* (the usual case, a method of self registering its own service, is
+     * own_callback's) */
     cmd = Tcl_FindCommand(interp, "my", NULL, 0);
-    if ((owner = mqtcl_my_owner(interp, cmd)) && owner->my)
-        return owner->my;
-    if (!cmd && self && self->my) /* called from outside a method: the object's own */
-        return self->my;
+    if ((owner = mqtcl_my_owner(interp, cmd)))
+        return mqtcl_ctx_my(owner);
+    if (!cmd && self && mqtcl_classes[self->cls].subclass) /* from outside a method */
+        return mqtcl_ctx_my(self);
     if (!cmd)
         return NULL;
     name = Tcl_NewObj();
     Tcl_GetCommandFullName(interp, cmd, name);
     return name;
+}
+
+/* `my METHOD` that a context's own method registers on it for as long as the
+ * context lives (a service): the callback of every instance registering the
+ * same METHOD word (the literal of the class's method body) is one shared
+ * callback, so a new server instance's setup allocates none and its delete
+ * frees none.  The table holds an entry only while a registration does. */
+static mqtcl_cb *
+own_callback(Tcl_Interp *interp, mqtcl_obj *self, int n, Tcl_Obj **w, int scope)
+{
+    mqtcl_state *st;
+    Tcl_HashEntry *e;
+    mqtcl_cb *cb;
+    int isnew;
+
+    if (n != 2 || scope != MQTCL_SCOPE_NOTIFIED || !self || !mqtcl_classes[self->cls].subclass ||
+        Tcl_GetCurrentNamespace(interp) != Tcl_GetObjectNamespace(self->obj) ||
+        strcmp(Tcl_GetString(w[0]), "my") != 0 || !(st = mqtcl_state_of(interp)))
+        return NULL;
+    e = Tcl_CreateHashEntry(&st->shared_cbs, (char *)w[1], &isnew);
+    if (!isnew) {
+        cb = Tcl_GetHashValue(e);
+        cb->refs++;
+        return cb;
+    }
+    cb = (mqtcl_cb *)ckalloc(sizeof *cb + 2 * sizeof *cb->objv);
+    memset(cb, 0, sizeof *cb);
+    cb->interp = interp;
+    cb->scope = scope;
+    cb->own_my = 1;
+    cb->refs = 1;
+    cb->entry = e;
+    cb->objc = 2;
+    cb->objv[0] = NULL;
+    cb->objv[1] = w[1]; /* the key: held, so its address is not reused */
+    Tcl_IncrRefCount(w[1]);
+    Tcl_SetHashValue(e, cb);
+    return cb;
+}
+
+void
+mqtcl_shared_cbs_free(mqtcl_state *st)
+{
+    Tcl_HashSearch s;
+
+    for (Tcl_HashEntry *e = Tcl_FirstHashEntry(&st->shared_cbs, &s); e; e = Tcl_NextHashEntry(&s))
+        ((mqtcl_cb *)Tcl_GetHashValue(e))->entry = NULL; /* the callbacks outlive the table */
+    Tcl_DeleteHashTable(&st->shared_cbs);
 }
 
 int
@@ -71,12 +124,17 @@ mqtcl_to_CALLBACK(Tcl_Interp *interp, mqtcl_obj *self, Tcl_Obj *o, int scope, vo
         Tcl_SetErrorCode(interp, "MK", "8", NULL);
         return TCL_ERROR;
     }
+    if ((cb = own_callback(interp, self, n, w, scope))) {
+        *v = cb;
+        return TCL_OK;
+    }
     if (strcmp(Tcl_GetString(w[0]), "my") == 0 && n >= 2 && !(my = resolve_my(interp, self))) {
         Tcl_SetObjResult(interp, Tcl_ObjPrintf("%s: \"my\" outside of an object", fn));
         Tcl_SetErrorCode(interp, "MK", "8", NULL);
         return TCL_ERROR;
     }
     cb = (mqtcl_cb *)ckalloc(sizeof *cb + (n + (my == NULL)) * sizeof *cb->objv);
+    memset(cb, 0, sizeof *cb);
     cb->interp = interp;
     cb->scope = scope;
     cb->append = my == NULL;
@@ -95,10 +153,13 @@ void
 mqtcl_cb_free(void *data)
 {
     mqtcl_cb *cb = data;
-    if (!cb)
+    if (!cb || (cb->own_my && --cb->refs > 0))
         return;
+    if (cb->entry)
+        Tcl_DeleteHashEntry(cb->entry);
     for (int i = 0; i < cb->objc; i++)
-        Tcl_DecrRefCount(cb->objv[i]);
+        if (cb->objv[i])
+            Tcl_DecrRefCount(cb->objv[i]);
     ckfree(cb);
 }
 
@@ -145,6 +206,18 @@ mqtcl_cb_call(MqContextC *ctx, void *data)
     Tcl_Interp *interp = cb->interp;
     int rc;
 
+    if (cb->own_my) {
+        mqtcl_obj *self = MqContextGetUserData(ctx);
+        Tcl_Obj *objv[2];
+        if (!self) {
+            MqErrorSet(ctx, MK_ERR_GENERIC, "the context's Tcl object is gone");
+            return MK_ERROR;
+        }
+        objv[0] = mqtcl_ctx_my(self);
+        objv[1] = cb->objv[1];
+        rc = Tcl_EvalObjv(interp, 2, objv, TCL_EVAL_GLOBAL);
+        return rc == TCL_OK || rc == TCL_RETURN ? MK_OK : error_to_ctx(interp, ctx, rc);
+    }
     if (cb->append) {
         Tcl_Obj *name = mqtcl_from_CTX(ctx);
         Tcl_IncrRefCount(name);
@@ -226,7 +299,7 @@ setup_call(MqContextC *ctx, void *data)
     if (sd->method && self->oo_my && (st = mqtcl_state_of(self->interp))) {
         /* straight into the instance's TclOO `my` (what `my NAME` runs): a
          * new instance's `my` has no cached name lookup to reuse */
-        Tcl_Obj *objv[2] = {self->my, kept_word(&st->setup_method, sd->method)};
+        Tcl_Obj *objv[2] = {kept_word(&st->word_my, "my"), kept_word(&st->setup_method, sd->method)};
 
         Tcl_ResetResult(self->interp);
         rc = self->oo_my(self->oo_my_data, self->interp, 2, objv);
@@ -236,7 +309,7 @@ setup_call(MqContextC *ctx, void *data)
     }
     if (sd->method) {
         cmd = Tcl_NewListObj(0, NULL);
-        Tcl_ListObjAppendElement(NULL, cmd, self->my);
+        Tcl_ListObjAppendElement(NULL, cmd, mqtcl_ctx_my(self));
         Tcl_ListObjAppendElement(NULL, cmd, Tcl_NewStringObj(sd->method, -1));
     } else {
         cmd = Tcl_NewStringObj(sd->prefix, -1);

@@ -16,6 +16,7 @@ typedef struct mqtcl_state {
     Tcl_Class classes[MQTCL_CLASS_COUNT];
     Tcl_ThreadId thread;
     Tcl_HashTable overrides; /* Tcl_Class -> mqtcl_overrides (overrides.c) */
+    struct mqtcl_overrides *last_ovr; /* the last one attached */
     const int *oo_epoch;     /* TclOO's class-structure epoch (resolver.c) */
     Tcl_HashTable tls;       /* C object of a tls ctor -> its mqtcl_obj */
     /* the fast `my` of every context object (runtime.c, resolver.c) */
@@ -25,8 +26,10 @@ typedef struct mqtcl_state {
     mqtcl_obj *last_self;     /* ... and its context */
     Tcl_ObjCmdProc *oo_my;    /* TclOO's `my` procedure (its data: the object) */
     Tcl_Obj *setup_method;    /* the server setup's method name (callback.c) */
+    Tcl_Obj *word_my;         /* "my", the setup's first word (callback.c) */
+    Tcl_HashTable shared_cbs; /* METHOD word -> its shared `my METHOD` callback (callback.c) */
     Tcl_Obj *factory_class;   /* the server instances' class name (callback.c) */
-    unsigned long next_id;   /* names of plain objects (runtime.c) */
+    unsigned long next_id;   /* names of new objects (runtime.c) */
 } mqtcl_state;
 
 mqtcl_state *mqtcl_state_of(Tcl_Interp *interp);
@@ -42,6 +45,7 @@ int mqtcl_dispatch(mqtcl_obj *self, Tcl_Interp *interp, int objc, Tcl_Obj *const
  * the method at index i), kept while TclOO's epoch is the same. */
 typedef struct mqtcl_overrides {
     Tcl_Class cls;
+    int mqcls;          /* the mqlink class (MQTCL_CLASS_*) it answers for */
     int epoch;          /* TclOO's epoch it was worked out at; -1: none yet */
     unsigned char ov[]; /* per method index: taken over */
 } mqtcl_overrides;
@@ -67,6 +71,9 @@ Tcl_Object mqtcl_object_of(Tcl_Interp *interp, Tcl_Obj *o);
  * (when made is not NULL). */
 int mqtcl_new_object_of(Tcl_Interp *interp, Tcl_Class tcls, int cls, void *c, int owned,
                         mqtcl_obj **made);
+/* The fully qualified name of context self's TclOO `my`, made on first use
+ * (a server instance that never runs a callback needs none). */
+Tcl_Obj *mqtcl_ctx_my(mqtcl_obj *self);
 /* Set up the package in interp; idempotent. */
 int mqtcl_init_interp(Tcl_Interp *interp);
 
@@ -75,6 +82,8 @@ void mqtcl_convert_init(void);
 
 /* callback.c */
 void mqtcl_ctx_destroyed(MqContextC *ctx, void *data);
+/* Forget the shared callbacks' table (they may outlive it). */
+void mqtcl_shared_cbs_free(mqtcl_state *st);
 int mqtcl_callback_init(Tcl_Interp *interp);
 /* A new context object whose class has a ServerSetup method becomes a
  * server: its setup runs that method on every new instance. */

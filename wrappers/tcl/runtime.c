@@ -367,6 +367,16 @@ qualified_my(Tcl_Namespace *ns)
     return o;
 }
 
+Tcl_Obj *
+mqtcl_ctx_my(mqtcl_obj *self)
+{
+    if (!self->my) {
+        self->my = qualified_my(Tcl_GetObjectNamespace(self->obj));
+        Tcl_IncrRefCount(self->my);
+    }
+    return self->my;
+}
+
 /* Give a context object the fast `my` (resolver.c), keeping TclOO's under
  * its own name for callbacks and as the fallback. */
 static int
@@ -377,8 +387,6 @@ install_my(Tcl_Interp *interp, mqtcl_state *st, mqtcl_obj *self)
     Tcl_HashEntry *e;
     int isnew;
 
-    self->my = qualified_my(ns);
-    Tcl_IncrRefCount(self->my);
     if (!st->oo_my) { /* TclOO's `my` is the same procedure on every object */
         Tcl_Command my = Tcl_FindCommand(interp, "my", ns, TCL_NAMESPACE_ONLY);
         Tcl_CmdInfo info;
@@ -453,6 +461,23 @@ ctor_call(ClientData cd, Tcl_Interp *interp, Tcl_ObjectContext oc, int objc,
 static const Tcl_MethodType ctor_type = {
     TCL_OO_METHOD_VERSION_CURRENT, "mqlink constructor", ctor_call, NULL, NULL};
 
+/* prefix and id in decimal into buf (48 bytes; prefix up to 24 chars). */
+static void
+numbered(char *buf, const char *prefix, unsigned long id)
+{
+    char digits[24];
+    int n = 0;
+    size_t k = strlen(prefix);
+
+    do
+        digits[n++] = (char)('0' + id % 10);
+    while ((id /= 10) != 0);
+    memcpy(buf, prefix, k);
+    while (n > 0)
+        buf[k++] = digits[--n];
+    buf[k] = '\0';
+}
+
 /* A new object of class cls (the mqlink class, or the context's subclass
  * in tcls when not NULL) around c; its name is the result. */
 int
@@ -461,17 +486,19 @@ mqtcl_new_object_of(Tcl_Interp *interp, Tcl_Class tcls, int cls, void *c, int ow
 {
     mqtcl_state *st = mqtcl_state_of(interp);
     int plain = !tcls && !mqtcl_classes[cls].subclass;
-    unsigned long id = plain ? ++st->next_id : 0;
+    unsigned long id = ++st->next_id;
     char name[48];
     Tcl_Object o;
     mqtcl_obj *self;
 
-    if (plain)
-        snprintf(name, sizeof name, "::mqlink::oo::obj%lu", id);
+    /* a plain object's TclOO name; a server instance's namespace (and so
+     * its name), which TclOO would otherwise format with sprintf */
+    numbered(name, plain ? "::mqlink::oo::obj" : "::mqlink::oo::srv", id);
     pending.c = c;
     pending.owned = owned;
     pending_class = tcls ? tcls : st->classes[cls];
-    o = Tcl_NewObjectInstance(interp, pending_class, plain ? name : NULL, NULL, 0, NULL, 0);
+    o = Tcl_NewObjectInstance(interp, pending_class, plain ? name : NULL, plain ? NULL : name, 0,
+                              NULL, 0);
     pending_class = NULL;
     if (pending.c || (o && !mqtcl_self(o))) {
         /* the constructor never ran ours: nothing adopted c */
@@ -595,6 +622,9 @@ state_free(ClientData cd, Tcl_Interp *interp)
     Tcl_DeleteHashTable(&st->overrides);
     Tcl_DeleteHashTable(&st->tls);
     Tcl_DeleteHashTable(&st->by_ns);
+    mqtcl_shared_cbs_free(st);
+    if (st->word_my)
+        Tcl_DecrRefCount(st->word_my);
     if (st->setup_method)
         Tcl_DecrRefCount(st->setup_method);
     if (st->factory_class)
@@ -673,6 +703,7 @@ mqtcl_init_interp(Tcl_Interp *interp)
     Tcl_InitHashTable(&st->overrides, TCL_ONE_WORD_KEYS);
     Tcl_InitHashTable(&st->tls, TCL_ONE_WORD_KEYS);
     Tcl_InitHashTable(&st->by_ns, TCL_ONE_WORD_KEYS);
+    Tcl_InitHashTable(&st->shared_cbs, TCL_ONE_WORD_KEYS);
     if (!(st->oo_epoch = mqtcl_oo_epoch(interp))) {
         Tcl_SetObjResult(interp, Tcl_NewStringObj("mqlink: TclOO is not initialised", -1));
         return TCL_ERROR;

@@ -42,7 +42,7 @@ typedef struct mqtcl_obj {
     /* contexts only */
     int lib_owned;        /* a server instance: the library deletes the context */
     Tcl_Namespace *ns;    /* the object's namespace (a key of by_ns) */
-    Tcl_Obj *my;          /* the fully qualified name of TclOO's own `my` */
+    Tcl_Obj *my;          /* the fully qualified name of TclOO's own `my` (made on first use) */
     struct mqtcl_overrides *ovr; /* what the class takes over (overrides.c) */
     const int *oo_epoch;  /* TclOO's class-structure epoch, to check ovr against */
 } mqtcl_obj;
