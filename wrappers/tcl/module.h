@@ -21,7 +21,6 @@ typedef struct mqtcl_state {
     Tcl_HashTable tls;       /* C object of a tls ctor -> its mqtcl_obj */
     /* the fast `my` of every context object (runtime.c, resolver.c) */
     Tcl_Command my_cmd;
-    Tcl_HashTable by_ns;      /* object namespace -> its context's mqtcl_obj */
     Tcl_Namespace *last_ns;   /* the last namespace my_cmd was called in */
     mqtcl_obj *last_self;     /* ... and its context */
     Tcl_ObjCmdProc *oo_my;    /* TclOO's `my` procedure (its data: the object) */
@@ -60,6 +59,9 @@ int mqtcl_method_find(int cls, const char *name);
 /* resolver.c: `my` in ns (a context object's namespace) is the fast `my`,
  * the command mqtcl_fast_my (client data: the interpreter's state). */
 void mqtcl_resolver_install(Tcl_Namespace *ns);
+/* Whether ns is obj's namespace as Tcl 8.6's TclOO makes it (its client
+ * data is the object), which the resolver relies on. */
+int mqtcl_resolver_fits(Tcl_Namespace *ns, Tcl_Object obj);
 int mqtcl_fast_my(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[]);
 void mqtcl_fast_my_deleted(ClientData cd);
 /* TclOO's epoch of class structure changes (its foundation's). */
@@ -73,7 +75,12 @@ int mqtcl_new_object_of(Tcl_Interp *interp, Tcl_Class tcls, int cls, void *c, in
                         mqtcl_obj **made);
 /* The fully qualified name of context self's TclOO `my`, made on first use
  * (a server instance that never runs a callback needs none). */
-Tcl_Obj *mqtcl_ctx_my(mqtcl_obj *self);
+Tcl_Obj *mqtcl_ctx_my_make(mqtcl_obj *self);
+static inline Tcl_Obj *
+mqtcl_ctx_my(mqtcl_obj *self)
+{
+    return self->my ? self->my : mqtcl_ctx_my_make(self);
+}
 /* Set up the package in interp; idempotent. */
 int mqtcl_init_interp(Tcl_Interp *interp);
 

@@ -20,19 +20,26 @@
 
 #include "module.h"
 
-/* The context whose namespace ns is, or NULL. */
+static int resolve_cmd(Tcl_Interp *interp, const char *name, Tcl_Namespace *ns, int flags,
+                       Tcl_Command *cmd);
+
+/* The context whose namespace ns is, or NULL.  Only a context's namespace
+ * has resolve_cmd, and its client data is then the context's TclOO object
+ * (mqtcl_resolver_fits): no table from namespace to context to keep. */
 static mqtcl_obj *
 context_of_ns(mqtcl_state *st, Tcl_Namespace *ns)
 {
-    Tcl_HashEntry *e;
+    Namespace *n = (Namespace *)ns;
+    mqtcl_obj *self;
 
     if (ns == st->last_ns)
         return st->last_self;
-    if (!(e = Tcl_FindHashEntry(&st->by_ns, (char *)ns)))
+    if (n->cmdResProc != resolve_cmd || !(self = mqtcl_self((Tcl_Object)n->clientData)) ||
+        self->ns != ns)
         return NULL;
     st->last_ns = ns;
-    st->last_self = Tcl_GetHashValue(e);
-    return st->last_self;
+    st->last_self = self;
+    return self;
 }
 
 static int
@@ -104,6 +111,12 @@ resolve_cmd(Tcl_Interp *interp, const char *name, Tcl_Namespace *ns, int flags, 
     if (oo_cmd_resolver)
         return oo_cmd_resolver(interp, name, ns, flags, cmd);
     return TCL_CONTINUE;
+}
+
+int
+mqtcl_resolver_fits(Tcl_Namespace *ns, Tcl_Object obj)
+{
+    return ((Namespace *)ns)->clientData == (ClientData)obj;
 }
 
 void

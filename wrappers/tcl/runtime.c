@@ -71,13 +71,8 @@ meta_delete(ClientData data)
     if (self->name)
         Tcl_DecrRefCount(self->name);
     object_cmd_forget(self);
-    if (self->ns && st) {
-        Tcl_HashEntry *e = Tcl_FindHashEntry(&st->by_ns, (char *)self->ns);
-        if (e && Tcl_GetHashValue(e) == self)
-            Tcl_DeleteHashEntry(e);
-        if (st->last_self == self)
-            st->last_ns = NULL, st->last_self = NULL;
-    }
+    if (st && st->last_self == self)
+        st->last_ns = NULL, st->last_self = NULL;
     if (self->my)
         Tcl_DecrRefCount(self->my);
     ckfree(self);
@@ -368,12 +363,10 @@ qualified_my(Tcl_Namespace *ns)
 }
 
 Tcl_Obj *
-mqtcl_ctx_my(mqtcl_obj *self)
+mqtcl_ctx_my_make(mqtcl_obj *self)
 {
-    if (!self->my) {
-        self->my = qualified_my(Tcl_GetObjectNamespace(self->obj));
-        Tcl_IncrRefCount(self->my);
-    }
+    self->my = qualified_my(Tcl_GetObjectNamespace(self->obj));
+    Tcl_IncrRefCount(self->my);
     return self->my;
 }
 
@@ -384,9 +377,9 @@ install_my(Tcl_Interp *interp, mqtcl_state *st, mqtcl_obj *self)
 {
     Tcl_Namespace *ns = Tcl_GetObjectNamespace(self->obj);
     Tcl_Class cls = pending_class;
-    Tcl_HashEntry *e;
-    int isnew;
 
+    if (!mqtcl_resolver_fits(ns, self->obj))
+        return TCL_OK; /* not the TclOO we know: nothing to speed up */
     if (!st->oo_my) { /* TclOO's `my` is the same procedure on every object */
         Tcl_Command my = Tcl_FindCommand(interp, "my", ns, TCL_NAMESPACE_ONLY);
         Tcl_CmdInfo info;
@@ -402,8 +395,6 @@ install_my(Tcl_Interp *interp, mqtcl_state *st, mqtcl_obj *self)
     self->oo_my = st->oo_my;
     self->oo_my_data = self->obj;
     self->ns = ns;
-    e = Tcl_CreateHashEntry(&st->by_ns, (char *)ns, &isnew);
-    Tcl_SetHashValue(e, self);
     mqtcl_resolver_install(ns);
     return TCL_OK;
 }
@@ -621,7 +612,6 @@ state_free(ClientData cd, Tcl_Interp *interp)
         ckfree(Tcl_GetHashValue(e));
     Tcl_DeleteHashTable(&st->overrides);
     Tcl_DeleteHashTable(&st->tls);
-    Tcl_DeleteHashTable(&st->by_ns);
     mqtcl_shared_cbs_free(st);
     if (st->word_my)
         Tcl_DecrRefCount(st->word_my);
@@ -702,7 +692,6 @@ mqtcl_init_interp(Tcl_Interp *interp)
     st->thread = Tcl_GetCurrentThread();
     Tcl_InitHashTable(&st->overrides, TCL_ONE_WORD_KEYS);
     Tcl_InitHashTable(&st->tls, TCL_ONE_WORD_KEYS);
-    Tcl_InitHashTable(&st->by_ns, TCL_ONE_WORD_KEYS);
     Tcl_InitHashTable(&st->shared_cbs, TCL_ONE_WORD_KEYS);
     if (!(st->oo_epoch = mqtcl_oo_epoch(interp))) {
         Tcl_SetObjResult(interp, Tcl_NewStringObj("mqlink: TclOO is not initialised", -1));
