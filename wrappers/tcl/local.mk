@@ -62,12 +62,14 @@ wrappers/tcl/inst/perfserver.tcl: $(top_srcdir)/wrappers/tcl/perfserver.tcl Make
 	  sed -e 's|^# @MQLINK_TCLLIB@|apply {dir {source [file join $$dir pkgIndex.tcl]}} {$(tclpkgdir)}|' \
 	  $< > $@
 
-# C calling the empty service through Tcl_EvalObjv: the one-way floor.
+# C calling into Tcl as the runtime does: the floors of a Tcl server
+# (perffloor.c).  perffloor_child.c reaches TclOO's C API through the stubs.
 bin_PROGRAMS += wrappers/tcl/perffloor-tcl
-wrappers_tcl_perffloor_tcl_SOURCES = wrappers/tcl/perffloor.c
+wrappers_tcl_perffloor_tcl_SOURCES = wrappers/tcl/perffloor.c wrappers/tcl/perffloor.h \
+	wrappers/tcl/perffloor_shapes.c wrappers/tcl/perffloor_child.c
 wrappers_tcl_perffloor_tcl_CPPFLAGS = $(AM_CPPFLAGS) $(TCL_CPPFLAGS) \
 	-DMQTCL_PERFSERVER='"$(pkgdatadir)/perfserver.tcl"' -DMQTCL_LIBDIR='"$(libdir)/tcl"'
-wrappers_tcl_perffloor_tcl_LDADD = $(TCL_LIBS)
+wrappers_tcl_perffloor_tcl_LDADD = $(TCL_LIBS) $(TCL_STUB_LIBS)
 
 tclpkg_DATA = wrappers/tcl/pkgIndex.tcl
 nodist_tclpkg_DATA = $(MQTCL_EXT)
@@ -82,6 +84,7 @@ $(WRAPPER_TCL_TESTS): wrappers/tcl/tcl-%.sh: Makefile
 	$(AM_V_GEN)$(MKDIR_P) wrappers/tcl && { echo '$(MQTCL_TEST_ENV)'; \
 	  echo 'exec $(TCLSH) $(abs_top_srcdir)/wrappers/tcl/$*_test.tcl'; } > $@ && chmod +x $@
 check_DATA += $(MQTCL_EXT) wrappers/tcl/pkgIndex.tcl
-TESTS += $(WRAPPER_TCL_TESTS)
+TESTS += $(WRAPPER_TCL_TESTS) wrappers/tcl/perffloor_test.sh
+dist_check_SCRIPTS += wrappers/tcl/perffloor_test.sh
 nodist_check_SCRIPTS += $(WRAPPER_TCL_TESTS)
 endif
