@@ -6,7 +6,7 @@
 # pkgIndex.tcl itself).  The build tree has the same pair in wrappers/tcl/.
 
 EXTRA_DIST += wrappers/tcl/perfserver.tcl wrappers/tcl/pkgIndex.tcl.in \
-	wrappers/tcl/buffer_test.tcl \
+	wrappers/tcl/buffer_test.tcl wrappers/tcl/instance_test.tcl \
 	tests/interop/tclclient.tcl tests/interop/tclserver.tcl
 
 if WITH_TCL
@@ -75,11 +75,11 @@ tclpkg_DATA = wrappers/tcl/pkgIndex.tcl
 nodist_tclpkg_DATA = $(MQTCL_EXT)
 nodist_pkgdata_DATA = wrappers/tcl/inst/perfserver.tcl
 CLEANFILES += $(MQTCL_EXT) wrappers/tcl/pkgIndex.tcl wrappers/tcl/inst/perfserver.tcl \
-	wrappers/tcl/gen/glue.c wrappers/tcl/gen/glue.h wrappers/tcl/tcl-buffer.sh
+	wrappers/tcl/gen/glue.c wrappers/tcl/gen/glue.h $(WRAPPER_TCL_TESTS)
 
 # Tests: each runs the build tree's package (TCLLIBPATH=wrappers/tcl).
 MQTCL_TEST_ENV = $(INTEROP_ENV)
-WRAPPER_TCL_TESTS = wrappers/tcl/tcl-buffer.sh
+WRAPPER_TCL_TESTS = wrappers/tcl/tcl-buffer.sh wrappers/tcl/tcl-instance.sh
 $(WRAPPER_TCL_TESTS): wrappers/tcl/tcl-%.sh: Makefile
 	$(AM_V_GEN)$(MKDIR_P) wrappers/tcl && { echo '$(MQTCL_TEST_ENV)'; \
 	  echo 'exec $(TCLSH) $(abs_top_srcdir)/wrappers/tcl/$*_test.tcl'; } > $@ && chmod +x $@

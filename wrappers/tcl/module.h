@@ -64,6 +64,10 @@ void mqtcl_resolver_install(Tcl_Namespace *ns);
 int mqtcl_resolver_fits(Tcl_Namespace *ns, Tcl_Object obj);
 int mqtcl_fast_my(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[]);
 void mqtcl_fast_my_deleted(ClientData cd);
+/* Whether base's is the only constructor in class cls's chain (its
+ * superclasses and mixins, transitively), read from TclOO's class records:
+ * a new instance's constructors are then base's alone. */
+int mqtcl_class_ctor_only(Tcl_Class cls, Tcl_Class base);
 /* TclOO's epoch of class structure changes (its foundation's). */
 const int *mqtcl_oo_epoch(Tcl_Interp *interp);
 /* The TclOO object named o, or NULL (and interp's result untouched). */

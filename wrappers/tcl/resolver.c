@@ -13,7 +13,7 @@
  *
  * Tcl_SetNamespaceResolvers is in Tcl's internal stub table (tclInt.h);
  * only this file includes the private headers (also for TclOO's epoch,
- * mqtcl_oo_epoch). */
+ * mqtcl_oo_epoch, and a class's constructors, mqtcl_class_ctor_only). */
 #define HAVE_UNISTD_H 1 /* tclUnixPort.h: the system's unistd.h, not Tcl's compat one */
 #include <tclInt.h>
 #include <tclOOInt.h>
@@ -130,6 +130,28 @@ mqtcl_resolver_install(Tcl_Namespace *ns)
     if (info.cmdResProc)
         oo_cmd_resolver = info.cmdResProc;
     Tcl_SetNamespaceResolvers(ns, resolve_cmd, info.varResProc, info.compiledVarResProc);
+}
+
+/* Whether c or a class it inherits or mixes in, other than base, has a
+ * constructor (cycles are impossible; depth bounded all the same). */
+static int
+other_ctor(Class *c, Class *base, int depth)
+{
+    if (depth > 64 || (c != base && c->constructorPtr))
+        return 1;
+    for (int i = 0; i < c->superclasses.num; i++)
+        if (other_ctor(c->superclasses.list[i], base, depth + 1))
+            return 1;
+    for (int i = 0; i < c->mixins.num; i++)
+        if (other_ctor(c->mixins.list[i], base, depth + 1))
+            return 1;
+    return 0;
+}
+
+int
+mqtcl_class_ctor_only(Tcl_Class cls, Tcl_Class base)
+{
+    return !other_ctor((Class *)cls, (Class *)base, 0);
 }
 
 /* TclOO's foundation bumps its epoch whenever a method chain may change

@@ -407,25 +407,18 @@ static _Thread_local struct {
     int owned;
 } pending;
 
-/* The constructor of every mqlink class: a new C object (no arguments), or
- * the one mqtcl_new_object is wrapping. */
+/* Object o of mqlink class cls takes its C object (pending's, or a new
+ * one) and its metadata; a context also its fast `my` and server setup. */
 static int
-ctor_call(ClientData cd, Tcl_Interp *interp, Tcl_ObjectContext oc, int objc,
-          Tcl_Obj *const objv[])
+adopt(Tcl_Interp *interp, int cls, Tcl_Object o)
 {
-    int cls = (int)(intptr_t)cd;
     const mqtcl_class *k = &mqtcl_classes[cls];
     mqtcl_state *st = mqtcl_state_of(interp);
-    Tcl_Object o = Tcl_ObjectContextObject(oc);
     mqtcl_obj *self;
     void *c = pending.c;
     int owned = c ? pending.owned : 1;
 
     pending.c = NULL;
-    if (objc > Tcl_ObjectContextSkippedArgs(oc)) {
-        Tcl_SetObjResult(interp, Tcl_ObjPrintf("%s: the constructor takes no arguments", k->name));
-        return TCL_ERROR;
-    }
     if (mqtcl_self(o))
         return TCL_OK; /* a second `next` */
     if (!c && !(c = k->subclass ? (void *)MqContextCreate() : k->create())) {
@@ -447,6 +440,23 @@ ctor_call(ClientData cd, Tcl_Interp *interp, Tcl_ObjectContext oc, int objc,
     if (install_my(interp, st, self) != TCL_OK)
         return TCL_ERROR;
     return mqtcl_auto_setup(interp, self);
+}
+
+/* The constructor of every mqlink class: a new C object (no arguments), or
+ * the one mqtcl_new_object is wrapping. */
+static int
+ctor_call(ClientData cd, Tcl_Interp *interp, Tcl_ObjectContext oc, int objc,
+          Tcl_Obj *const objv[])
+{
+    int cls = (int)(intptr_t)cd;
+
+    if (objc > Tcl_ObjectContextSkippedArgs(oc)) {
+        pending.c = NULL;
+        Tcl_SetObjResult(interp, Tcl_ObjPrintf("%s: the constructor takes no arguments",
+                                               mqtcl_classes[cls].name));
+        return TCL_ERROR;
+    }
+    return adopt(interp, cls, Tcl_ObjectContextObject(oc));
 }
 
 static const Tcl_MethodType ctor_type = {
@@ -478,6 +488,7 @@ mqtcl_new_object_of(Tcl_Interp *interp, Tcl_Class tcls, int cls, void *c, int ow
     mqtcl_state *st = mqtcl_state_of(interp);
     int plain = !tcls && !mqtcl_classes[cls].subclass;
     unsigned long id = ++st->next_id;
+    int direct;
     char name[48];
     Tcl_Object o;
     mqtcl_obj *self;
@@ -488,8 +499,17 @@ mqtcl_new_object_of(Tcl_Interp *interp, Tcl_Class tcls, int cls, void *c, int ow
     pending.c = c;
     pending.owned = owned;
     pending_class = tcls ? tcls : st->classes[cls];
-    o = Tcl_NewObjectInstance(interp, pending_class, plain ? name : NULL, plain ? NULL : name, 0,
-                              NULL, 0);
+    /* a server instance whose class chain has no constructor but ours: the
+     * binding runs it itself, without TclOO's call chain for it (objc -1:
+     * TclOO runs no constructor, as for a copy) */
+    direct = tcls && mqtcl_class_ctor_only(tcls, st->classes[cls]);
+    o = Tcl_NewObjectInstance(interp, pending_class, plain ? name : NULL, plain ? NULL : name,
+                              direct ? -1 : 0, NULL, 0);
+    if (o && direct && adopt(interp, cls, o) != TCL_OK) {
+        pending_class = NULL;
+        Tcl_DeleteCommandFromToken(interp, Tcl_GetObjectCommand(o));
+        return TCL_ERROR;
+    }
     pending_class = NULL;
     if (pending.c || (o && !mqtcl_self(o))) {
         /* the constructor never ran ours: nothing adopted c */
