@@ -215,7 +215,9 @@ mqtcl_cb_call(MqContextC *ctx, void *data)
         }
         objv[0] = mqtcl_ctx_my(self);
         objv[1] = cb->objv[1];
+        Tcl_IncrRefCount(objv[0]); /* (a service may delete its own object) */
         rc = Tcl_EvalObjv(interp, 2, objv, TCL_EVAL_GLOBAL);
+        Tcl_DecrRefCount(objv[0]);
         return rc == TCL_OK || rc == TCL_RETURN ? MK_OK : error_to_ctx(interp, ctx, rc);
     }
     if (cb->append) {
