@@ -24,19 +24,40 @@
 
 #include "module.h"
 
-typedef struct {
+typedef struct mqtcl_cb {
     Tcl_Interp *interp;
     int scope;
     int append; /* append the context's object name */
-    /* `my METHOD` registered by a context on itself: objv[0] is taken at
-     * call time (the called context's own `my`), so every instance of a
-     * class registering the same method word shares one callback */
+    /* `my METHOD` registered by context self's own method on itself:
+     * objv[0], self's `my`, is made on the first call (a server instance
+     * that is never called needs no name), and the callback comes from and
+     * goes back to the thread's spares (a new instance's setup allocates
+     * none, its delete frees none) */
     int own_my;
-    int refs;             /* registrations holding it (own_my) */
-    Tcl_HashEntry *entry; /* its entry in the state's shared_cbs, or NULL */
+    mqtcl_obj *self;
+    struct mqtcl_cb *next; /* (among the spares) */
     int objc;   /* words, plus a slot for the name when append */
     Tcl_Obj *objv[]; /* (one allocation: a server instance registers several) */
 } mqtcl_cb;
+
+/* The thread's spare own_my callbacks (all of two words), at most
+ * MAX_SPARE_CBS: as many as a few instances' setups register. */
+enum { MAX_SPARE_CBS = 64 };
+static _Thread_local struct {
+    mqtcl_cb *head;
+    int n;
+} spare_cbs;
+
+static void
+spare_cbs_drop(void)
+{
+    while (spare_cbs.head) {
+        mqtcl_cb *cb = spare_cbs.head;
+        spare_cbs.head = cb->next;
+        ckfree(cb);
+    }
+    spare_cbs.n = 0;
+}
 
 /* `my` as the calling method sees it: the object's TclOO `my` (for our fast
  * `my`, the TclOO one it falls back to, so that a service skips the table). */
@@ -61,52 +82,33 @@ resolve_my(Tcl_Interp *interp, mqtcl_obj *self)
     return name;
 }
 
-/* `my METHOD` that a context's own method registers on it for as long as the
- * context lives (a service): the callback of every instance registering the
- * same METHOD word (the literal of the class's method body) is one shared
- * callback, so a new server instance's setup allocates none and its delete
- * frees none.  The table holds an entry only while a registration does. */
+/* `my METHOD` that a context's own method registers on it (a service), or
+ * NULL for any other callback. */
 static mqtcl_cb *
 own_callback(Tcl_Interp *interp, mqtcl_obj *self, int n, Tcl_Obj **w, int scope)
 {
-    mqtcl_state *st;
-    Tcl_HashEntry *e;
     mqtcl_cb *cb;
-    int isnew;
 
     if (n != 2 || scope != MQTCL_SCOPE_NOTIFIED || !self || !mqtcl_classes[self->cls].subclass ||
         Tcl_GetCurrentNamespace(interp) != Tcl_GetObjectNamespace(self->obj) ||
-        strcmp(Tcl_GetString(w[0]), "my") != 0 || !(st = mqtcl_state_of(interp)))
+        strcmp(Tcl_GetString(w[0]), "my") != 0)
         return NULL;
-    e = Tcl_CreateHashEntry(&st->shared_cbs, (char *)w[1], &isnew);
-    if (!isnew) {
-        cb = Tcl_GetHashValue(e);
-        cb->refs++;
-        return cb;
+    if ((cb = spare_cbs.head)) {
+        spare_cbs.head = cb->next;
+        spare_cbs.n--;
+    } else {
+        cb = (mqtcl_cb *)ckalloc(sizeof *cb + 2 * sizeof *cb->objv);
     }
-    cb = (mqtcl_cb *)ckalloc(sizeof *cb + 2 * sizeof *cb->objv);
     memset(cb, 0, sizeof *cb);
     cb->interp = interp;
     cb->scope = scope;
     cb->own_my = 1;
-    cb->refs = 1;
-    cb->entry = e;
+    cb->self = self;
     cb->objc = 2;
     cb->objv[0] = NULL;
-    cb->objv[1] = w[1]; /* the key: held, so its address is not reused */
+    cb->objv[1] = w[1];
     Tcl_IncrRefCount(w[1]);
-    Tcl_SetHashValue(e, cb);
     return cb;
-}
-
-void
-mqtcl_shared_cbs_free(mqtcl_state *st)
-{
-    Tcl_HashSearch s;
-
-    for (Tcl_HashEntry *e = Tcl_FirstHashEntry(&st->shared_cbs, &s); e; e = Tcl_NextHashEntry(&s))
-        ((mqtcl_cb *)Tcl_GetHashValue(e))->entry = NULL; /* the callbacks outlive the table */
-    Tcl_DeleteHashTable(&st->shared_cbs);
 }
 
 int
@@ -153,13 +155,17 @@ void
 mqtcl_cb_free(void *data)
 {
     mqtcl_cb *cb = data;
-    if (!cb || (cb->own_my && --cb->refs > 0))
+    if (!cb)
         return;
-    if (cb->entry)
-        Tcl_DeleteHashEntry(cb->entry);
     for (int i = 0; i < cb->objc; i++)
         if (cb->objv[i])
             Tcl_DecrRefCount(cb->objv[i]);
+    if (cb->own_my && spare_cbs.n < MAX_SPARE_CBS) {
+        cb->next = spare_cbs.head;
+        spare_cbs.head = cb;
+        spare_cbs.n++;
+        return;
+    }
     ckfree(cb);
 }
 
@@ -206,19 +212,9 @@ mqtcl_cb_call(MqContextC *ctx, void *data)
     Tcl_Interp *interp = cb->interp;
     int rc;
 
-    if (cb->own_my) {
-        mqtcl_obj *self = MqContextGetUserData(ctx);
-        Tcl_Obj *objv[2];
-        if (!self) {
-            MqErrorSet(ctx, MK_ERR_GENERIC, "the context's Tcl object is gone");
-            return MK_ERROR;
-        }
-        objv[0] = mqtcl_ctx_my(self);
-        objv[1] = cb->objv[1];
-        Tcl_IncrRefCount(objv[0]); /* (a service may delete its own object) */
-        rc = Tcl_EvalObjv(interp, 2, objv, TCL_EVAL_GLOBAL);
-        Tcl_DecrRefCount(objv[0]);
-        return rc == TCL_OK || rc == TCL_RETURN ? MK_OK : error_to_ctx(interp, ctx, rc);
+    if (!cb->objv[0]) { /* own_my's first call (self lives while its services do) */
+        cb->objv[0] = mqtcl_ctx_my(cb->self);
+        Tcl_IncrRefCount(cb->objv[0]);
     }
     if (cb->append) {
         Tcl_Obj *name = mqtcl_from_CTX(ctx);
@@ -341,6 +337,7 @@ thread_end(void)
         mqtcl_buf_release();
         Tcl_DeleteInterp(thread_interp);
         thread_interp = NULL;
+        spare_cbs_drop();
         Tcl_FinalizeThread();
     }
 }

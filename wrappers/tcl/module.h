@@ -26,7 +26,6 @@ typedef struct mqtcl_state {
     Tcl_ObjCmdProc *oo_my;    /* TclOO's `my` procedure (its data: the object) */
     Tcl_Obj *setup_method;    /* the server setup's method name (callback.c) */
     Tcl_Obj *word_my;         /* "my", the setup's first word (callback.c) */
-    Tcl_HashTable shared_cbs; /* METHOD word -> its shared `my METHOD` callback (callback.c) */
     Tcl_Obj *factory_class;   /* the server instances' class name (callback.c) */
     unsigned long next_id;   /* names of new objects (runtime.c) */
 } mqtcl_state;
@@ -93,8 +92,6 @@ void mqtcl_convert_init(void);
 
 /* callback.c */
 void mqtcl_ctx_destroyed(MqContextC *ctx, void *data);
-/* Forget the shared callbacks' table (they may outlive it). */
-void mqtcl_shared_cbs_free(mqtcl_state *st);
 int mqtcl_callback_init(Tcl_Interp *interp);
 /* A new context object whose class has a ServerSetup method becomes a
  * server: its setup runs that method on every new instance. */

@@ -632,7 +632,6 @@ state_free(ClientData cd, Tcl_Interp *interp)
         ckfree(Tcl_GetHashValue(e));
     Tcl_DeleteHashTable(&st->overrides);
     Tcl_DeleteHashTable(&st->tls);
-    mqtcl_shared_cbs_free(st);
     if (st->word_my)
         Tcl_DecrRefCount(st->word_my);
     if (st->setup_method)
@@ -712,7 +711,6 @@ mqtcl_init_interp(Tcl_Interp *interp)
     st->thread = Tcl_GetCurrentThread();
     Tcl_InitHashTable(&st->overrides, TCL_ONE_WORD_KEYS);
     Tcl_InitHashTable(&st->tls, TCL_ONE_WORD_KEYS);
-    Tcl_InitHashTable(&st->shared_cbs, TCL_ONE_WORD_KEYS);
     if (!(st->oo_epoch = mqtcl_oo_epoch(interp))) {
         Tcl_SetObjResult(interp, Tcl_NewStringObj("mqlink: TclOO is not initialised", -1));
         return TCL_ERROR;
