@@ -24,13 +24,40 @@
 
 #include "module.h"
 
-typedef struct {
+typedef struct mqtcl_cb {
     Tcl_Interp *interp;
     int scope;
     int append; /* append the context's object name */
+    /* `my METHOD` registered by context self's own method on itself:
+     * objv[0], self's `my`, is made on the first call (a server instance
+     * that is never called needs no name), and the callback comes from and
+     * goes back to the thread's spares (a new instance's setup allocates
+     * none, its delete frees none) */
+    int own_my;
+    mqtcl_obj *self;
+    struct mqtcl_cb *next; /* (among the spares) */
     int objc;   /* words, plus a slot for the name when append */
     Tcl_Obj *objv[]; /* (one allocation: a server instance registers several) */
 } mqtcl_cb;
+
+/* The thread's spare own_my callbacks (all of two words), at most
+ * MAX_SPARE_CBS: as many as a few instances' setups register. */
+enum { MAX_SPARE_CBS = 64 };
+static _Thread_local struct {
+    mqtcl_cb *head;
+    int n;
+} spare_cbs;
+
+static void
+spare_cbs_drop(void)
+{
+    while (spare_cbs.head) {
+        mqtcl_cb *cb = spare_cbs.head;
+        spare_cbs.head = cb->next;
+        ckfree(cb);
+    }
+    spare_cbs.n = 0;
+}
 
 /* `my` as the calling method sees it: the object's TclOO `my` (for our fast
  * `my`, the TclOO one it falls back to, so that a service skips the table). */
@@ -41,19 +68,47 @@ resolve_my(Tcl_Interp *interp, mqtcl_obj *self)
     mqtcl_obj *owner;
     Tcl_Obj *name;
 
-    /* the usual case, a method of self registering its own service */
-    if (self && self->my && Tcl_GetCurrentNamespace(interp) == Tcl_GetObjectNamespace(self->obj))
-        return self->my;
+    /* (the usual case, a method of self registering its own service, is
+     * own_callback's) */
     cmd = Tcl_FindCommand(interp, "my", NULL, 0);
-    if ((owner = mqtcl_my_owner(interp, cmd)) && owner->my)
-        return owner->my;
-    if (!cmd && self && self->my) /* called from outside a method: the object's own */
-        return self->my;
+    if ((owner = mqtcl_my_owner(interp, cmd)))
+        return mqtcl_ctx_my(owner);
+    if (!cmd && self && mqtcl_classes[self->cls].subclass) /* from outside a method */
+        return mqtcl_ctx_my(self);
     if (!cmd)
         return NULL;
     name = Tcl_NewObj();
     Tcl_GetCommandFullName(interp, cmd, name);
     return name;
+}
+
+/* `my METHOD` that a context's own method registers on it (a service), or
+ * NULL for any other callback. */
+static mqtcl_cb *
+own_callback(Tcl_Interp *interp, mqtcl_obj *self, int n, Tcl_Obj **w, int scope)
+{
+    mqtcl_cb *cb;
+
+    if (n != 2 || scope != MQTCL_SCOPE_NOTIFIED || !self || !mqtcl_classes[self->cls].subclass ||
+        Tcl_GetCurrentNamespace(interp) != Tcl_GetObjectNamespace(self->obj) ||
+        strcmp(Tcl_GetString(w[0]), "my") != 0)
+        return NULL;
+    if ((cb = spare_cbs.head)) {
+        spare_cbs.head = cb->next;
+        spare_cbs.n--;
+    } else {
+        cb = (mqtcl_cb *)ckalloc(sizeof *cb + 2 * sizeof *cb->objv);
+    }
+    memset(cb, 0, sizeof *cb);
+    cb->interp = interp;
+    cb->scope = scope;
+    cb->own_my = 1;
+    cb->self = self;
+    cb->objc = 2;
+    cb->objv[0] = NULL;
+    cb->objv[1] = w[1];
+    Tcl_IncrRefCount(w[1]);
+    return cb;
 }
 
 int
@@ -71,12 +126,17 @@ mqtcl_to_CALLBACK(Tcl_Interp *interp, mqtcl_obj *self, Tcl_Obj *o, int scope, vo
         Tcl_SetErrorCode(interp, "MK", "8", NULL);
         return TCL_ERROR;
     }
+    if ((cb = own_callback(interp, self, n, w, scope))) {
+        *v = cb;
+        return TCL_OK;
+    }
     if (strcmp(Tcl_GetString(w[0]), "my") == 0 && n >= 2 && !(my = resolve_my(interp, self))) {
         Tcl_SetObjResult(interp, Tcl_ObjPrintf("%s: \"my\" outside of an object", fn));
         Tcl_SetErrorCode(interp, "MK", "8", NULL);
         return TCL_ERROR;
     }
     cb = (mqtcl_cb *)ckalloc(sizeof *cb + (n + (my == NULL)) * sizeof *cb->objv);
+    memset(cb, 0, sizeof *cb);
     cb->interp = interp;
     cb->scope = scope;
     cb->append = my == NULL;
@@ -98,7 +158,14 @@ mqtcl_cb_free(void *data)
     if (!cb)
         return;
     for (int i = 0; i < cb->objc; i++)
-        Tcl_DecrRefCount(cb->objv[i]);
+        if (cb->objv[i])
+            Tcl_DecrRefCount(cb->objv[i]);
+    if (cb->own_my && spare_cbs.n < MAX_SPARE_CBS) {
+        cb->next = spare_cbs.head;
+        spare_cbs.head = cb;
+        spare_cbs.n++;
+        return;
+    }
     ckfree(cb);
 }
 
@@ -145,6 +212,10 @@ mqtcl_cb_call(MqContextC *ctx, void *data)
     Tcl_Interp *interp = cb->interp;
     int rc;
 
+    if (!cb->objv[0]) { /* own_my's first call (self lives while its services do) */
+        cb->objv[0] = mqtcl_ctx_my(cb->self);
+        Tcl_IncrRefCount(cb->objv[0]);
+    }
     if (cb->append) {
         Tcl_Obj *name = mqtcl_from_CTX(ctx);
         Tcl_IncrRefCount(name);
@@ -226,7 +297,7 @@ setup_call(MqContextC *ctx, void *data)
     if (sd->method && self->oo_my && (st = mqtcl_state_of(self->interp))) {
         /* straight into the instance's TclOO `my` (what `my NAME` runs): a
          * new instance's `my` has no cached name lookup to reuse */
-        Tcl_Obj *objv[2] = {self->my, kept_word(&st->setup_method, sd->method)};
+        Tcl_Obj *objv[2] = {kept_word(&st->word_my, "my"), kept_word(&st->setup_method, sd->method)};
 
         Tcl_ResetResult(self->interp);
         rc = self->oo_my(self->oo_my_data, self->interp, 2, objv);
@@ -236,7 +307,7 @@ setup_call(MqContextC *ctx, void *data)
     }
     if (sd->method) {
         cmd = Tcl_NewListObj(0, NULL);
-        Tcl_ListObjAppendElement(NULL, cmd, self->my);
+        Tcl_ListObjAppendElement(NULL, cmd, mqtcl_ctx_my(self));
         Tcl_ListObjAppendElement(NULL, cmd, Tcl_NewStringObj(sd->method, -1));
     } else {
         cmd = Tcl_NewStringObj(sd->prefix, -1);
@@ -266,6 +337,7 @@ thread_end(void)
         mqtcl_buf_release();
         Tcl_DeleteInterp(thread_interp);
         thread_interp = NULL;
+        spare_cbs_drop();
         Tcl_FinalizeThread();
     }
 }

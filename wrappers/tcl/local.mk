@@ -6,7 +6,7 @@
 # pkgIndex.tcl itself).  The build tree has the same pair in wrappers/tcl/.
 
 EXTRA_DIST += wrappers/tcl/perfserver.tcl wrappers/tcl/pkgIndex.tcl.in \
-	wrappers/tcl/buffer_test.tcl \
+	wrappers/tcl/buffer_test.tcl wrappers/tcl/instance_test.tcl \
 	tests/interop/tclclient.tcl tests/interop/tclserver.tcl
 
 if WITH_TCL
@@ -62,26 +62,29 @@ wrappers/tcl/inst/perfserver.tcl: $(top_srcdir)/wrappers/tcl/perfserver.tcl Make
 	  sed -e 's|^# @MQLINK_TCLLIB@|apply {dir {source [file join $$dir pkgIndex.tcl]}} {$(tclpkgdir)}|' \
 	  $< > $@
 
-# C calling the empty service through Tcl_EvalObjv: the one-way floor.
+# C calling into Tcl as the runtime does: the floors of a Tcl server
+# (perffloor.c).  perffloor_child.c reaches TclOO's C API through the stubs.
 bin_PROGRAMS += wrappers/tcl/perffloor-tcl
-wrappers_tcl_perffloor_tcl_SOURCES = wrappers/tcl/perffloor.c
+wrappers_tcl_perffloor_tcl_SOURCES = wrappers/tcl/perffloor.c wrappers/tcl/perffloor.h \
+	wrappers/tcl/perffloor_shapes.c wrappers/tcl/perffloor_child.c
 wrappers_tcl_perffloor_tcl_CPPFLAGS = $(AM_CPPFLAGS) $(TCL_CPPFLAGS) \
 	-DMQTCL_PERFSERVER='"$(pkgdatadir)/perfserver.tcl"' -DMQTCL_LIBDIR='"$(libdir)/tcl"'
-wrappers_tcl_perffloor_tcl_LDADD = $(TCL_LIBS)
+wrappers_tcl_perffloor_tcl_LDADD = $(TCL_LIBS) $(TCL_STUB_LIBS)
 
 tclpkg_DATA = wrappers/tcl/pkgIndex.tcl
 nodist_tclpkg_DATA = $(MQTCL_EXT)
 nodist_pkgdata_DATA = wrappers/tcl/inst/perfserver.tcl
 CLEANFILES += $(MQTCL_EXT) wrappers/tcl/pkgIndex.tcl wrappers/tcl/inst/perfserver.tcl \
-	wrappers/tcl/gen/glue.c wrappers/tcl/gen/glue.h wrappers/tcl/tcl-buffer.sh
+	wrappers/tcl/gen/glue.c wrappers/tcl/gen/glue.h $(WRAPPER_TCL_TESTS)
 
 # Tests: each runs the build tree's package (TCLLIBPATH=wrappers/tcl).
 MQTCL_TEST_ENV = $(INTEROP_ENV)
-WRAPPER_TCL_TESTS = wrappers/tcl/tcl-buffer.sh
+WRAPPER_TCL_TESTS = wrappers/tcl/tcl-buffer.sh wrappers/tcl/tcl-instance.sh
 $(WRAPPER_TCL_TESTS): wrappers/tcl/tcl-%.sh: Makefile
 	$(AM_V_GEN)$(MKDIR_P) wrappers/tcl && { echo '$(MQTCL_TEST_ENV)'; \
 	  echo 'exec $(TCLSH) $(abs_top_srcdir)/wrappers/tcl/$*_test.tcl'; } > $@ && chmod +x $@
 check_DATA += $(MQTCL_EXT) wrappers/tcl/pkgIndex.tcl
-TESTS += $(WRAPPER_TCL_TESTS)
+TESTS += $(WRAPPER_TCL_TESTS) wrappers/tcl/perffloor_test.sh
+dist_check_SCRIPTS += wrappers/tcl/perffloor_test.sh
 nodist_check_SCRIPTS += $(WRAPPER_TCL_TESTS)
 endif

@@ -16,17 +16,18 @@ typedef struct mqtcl_state {
     Tcl_Class classes[MQTCL_CLASS_COUNT];
     Tcl_ThreadId thread;
     Tcl_HashTable overrides; /* Tcl_Class -> mqtcl_overrides (overrides.c) */
+    struct mqtcl_overrides *last_ovr; /* the last one attached */
     const int *oo_epoch;     /* TclOO's class-structure epoch (resolver.c) */
     Tcl_HashTable tls;       /* C object of a tls ctor -> its mqtcl_obj */
     /* the fast `my` of every context object (runtime.c, resolver.c) */
     Tcl_Command my_cmd;
-    Tcl_HashTable by_ns;      /* object namespace -> its context's mqtcl_obj */
     Tcl_Namespace *last_ns;   /* the last namespace my_cmd was called in */
     mqtcl_obj *last_self;     /* ... and its context */
     Tcl_ObjCmdProc *oo_my;    /* TclOO's `my` procedure (its data: the object) */
     Tcl_Obj *setup_method;    /* the server setup's method name (callback.c) */
+    Tcl_Obj *word_my;         /* "my", the setup's first word (callback.c) */
     Tcl_Obj *factory_class;   /* the server instances' class name (callback.c) */
-    unsigned long next_id;   /* names of plain objects (runtime.c) */
+    unsigned long next_id;   /* names of new objects (runtime.c) */
 } mqtcl_state;
 
 mqtcl_state *mqtcl_state_of(Tcl_Interp *interp);
@@ -42,6 +43,7 @@ int mqtcl_dispatch(mqtcl_obj *self, Tcl_Interp *interp, int objc, Tcl_Obj *const
  * the method at index i), kept while TclOO's epoch is the same. */
 typedef struct mqtcl_overrides {
     Tcl_Class cls;
+    int mqcls;          /* the mqlink class (MQTCL_CLASS_*) it answers for */
     int epoch;          /* TclOO's epoch it was worked out at; -1: none yet */
     unsigned char ov[]; /* per method index: taken over */
 } mqtcl_overrides;
@@ -56,8 +58,15 @@ int mqtcl_method_find(int cls, const char *name);
 /* resolver.c: `my` in ns (a context object's namespace) is the fast `my`,
  * the command mqtcl_fast_my (client data: the interpreter's state). */
 void mqtcl_resolver_install(Tcl_Namespace *ns);
+/* Whether ns is obj's namespace as Tcl 8.6's TclOO makes it (its client
+ * data is the object), which the resolver relies on. */
+int mqtcl_resolver_fits(Tcl_Namespace *ns, Tcl_Object obj);
 int mqtcl_fast_my(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[]);
 void mqtcl_fast_my_deleted(ClientData cd);
+/* Whether base's is the only constructor in class cls's chain (its
+ * superclasses and mixins, transitively), read from TclOO's class records:
+ * a new instance's constructors are then base's alone. */
+int mqtcl_class_ctor_only(Tcl_Class cls, Tcl_Class base);
 /* TclOO's epoch of class structure changes (its foundation's). */
 const int *mqtcl_oo_epoch(Tcl_Interp *interp);
 /* The TclOO object named o, or NULL (and interp's result untouched). */
@@ -67,6 +76,14 @@ Tcl_Object mqtcl_object_of(Tcl_Interp *interp, Tcl_Obj *o);
  * (when made is not NULL). */
 int mqtcl_new_object_of(Tcl_Interp *interp, Tcl_Class tcls, int cls, void *c, int owned,
                         mqtcl_obj **made);
+/* The fully qualified name of context self's TclOO `my`, made on first use
+ * (a server instance that never runs a callback needs none). */
+Tcl_Obj *mqtcl_ctx_my_make(mqtcl_obj *self);
+static inline Tcl_Obj *
+mqtcl_ctx_my(mqtcl_obj *self)
+{
+    return self->my ? self->my : mqtcl_ctx_my_make(self);
+}
 /* Set up the package in interp; idempotent. */
 int mqtcl_init_interp(Tcl_Interp *interp);
 

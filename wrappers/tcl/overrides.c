@@ -56,19 +56,26 @@ methods_of(int mqcls)
 int
 mqtcl_overrides_attach(Tcl_Interp *interp, mqtcl_state *st, mqtcl_obj *self, Tcl_Class cls)
 {
-    int n = methods_of(self->cls), isnew;
-    Tcl_HashEntry *h = Tcl_CreateHashEntry(&st->overrides, (char *)cls, &isnew);
-    mqtcl_overrides *e;
+    mqtcl_overrides *e = st->last_ovr;
+    Tcl_HashEntry *h;
+    int isnew;
 
-    if (isnew) {
-        e = (mqtcl_overrides *)ckalloc(sizeof *e + n);
-        e->cls = cls;
-        e->epoch = -1;
-        Tcl_SetHashValue(h, e);
+    /* the usual case, another instance of the last class (no lookup) */
+    if (!e || e->cls != cls || e->mqcls != self->cls) {
+        h = Tcl_CreateHashEntry(&st->overrides, (char *)cls, &isnew);
+        if (isnew) {
+            e = (mqtcl_overrides *)ckalloc(sizeof *e + methods_of(self->cls));
+            e->cls = cls;
+            e->mqcls = self->cls;
+            e->epoch = -1;
+            Tcl_SetHashValue(h, e);
+        }
+        e = Tcl_GetHashValue(h);
     }
-    e = Tcl_GetHashValue(h);
-    if (e->epoch != *st->oo_epoch && work_out(interp, st, e, self->cls, n) != TCL_OK)
+    if (e->epoch != *st->oo_epoch &&
+        work_out(interp, st, e, self->cls, methods_of(self->cls)) != TCL_OK)
         return TCL_ERROR;
+    st->last_ovr = e;
     self->ovr = e;
     self->oo_epoch = st->oo_epoch;
     return TCL_OK;

@@ -1,17 +1,28 @@
-/* perffloor.c — bin/perffloor-tcl: the floor of a one-way column for Tcl.
- * C calls the perfserver's empty service NTHT through Tcl_EvalObjv of the
- * prepared command N times, as the runtime calls a service registered with
- * `my NTHT` (the object's TclOO `my` and the method name, at global level).
- * What a Tcl server can reach at most is 1/(1/C + 1/floor).
+/* perffloor.c — bin/perffloor-tcl: what a Tcl server costs at least, C
+ * calling into Tcl through its C API as the runtime does, N times.
+ *
+ *   floor-tcl        the perfserver's empty service NTHT through Tcl_EvalObjv
+ *                    of the prepared command (the object's TclOO `my` and the
+ *                    method name, at global level), as the runtime calls a
+ *                    service registered with `my NTHT`: one entry into Tcl.
+ *   floor-tcl-SVC    a TclOO method called the same way whose body runs as
+ *                    many commands as the perfserver's service SVC runs for
+ *                    perfclient's message, each the cheapest command Tcl 8.6
+ *                    has (perffloor_shapes.c): commands=K, and ns/command,
+ *                    the time per command above floor-tcl.
+ *   floor-tcl-child  a new server instance's floor (perffloor_child.c).
+ *
+ * What a Tcl server can reach at most is 1/(1/C + 1/floor) for each (C: the
+ * C server's figure for the column in the same run).
  *
  *   perffloor-tcl [--num N] [--sec S] [PERFSERVER.TCL]
- * prints `floor-tcl ops/s=X count=N sec=S` like perfclient. */
+ * prints `NAME ops/s=X count=N sec=S ...` like perfclient, one line each. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include <tcl.h>
+#include "perffloor.h"
 
 #ifndef MQTCL_PERFSERVER
 #define MQTCL_PERFSERVER "perfserver.tcl"
@@ -28,62 +39,149 @@ now(void)
     return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static int
-fail(Tcl_Interp *interp, const char *what)
+int
+perffloor_fail(Tcl_Interp *interp, const char *what)
 {
     fprintf(stderr, "perffloor-tcl: %s: %s\n", what, Tcl_GetStringResult(interp));
     return 1;
 }
 
+/* Blocks of 1000 calls: the clock is read once per block. */
+double
+perffloor_measure(Tcl_Interp *interp, floor_op *op, void *arg, const floor_size *z, long *count)
+{
+    double t0, t;
+    long n = 0;
+
+    for (int i = 0; i < 1000; i++) /* warm-up: call chains and lookups cached */
+        if (op(interp, arg) != TCL_OK)
+            return -1;
+    t0 = now();
+    for (;;) {
+        for (int i = 0; i < 1000; i++)
+            op(interp, arg);
+        n += 1000;
+        t = now() - t0;
+        if (z->sec > 0 ? t >= z->sec : n >= z->num)
+            break;
+    }
+    *count = n;
+    return t / n;
+}
+
+void
+perffloor_report(const char *name, double per_call, long count, const char *extra)
+{
+    printf("%s ops/s=%.0f count=%ld sec=%.3f%s\n", name, 1 / per_call, count, per_call * count,
+           extra);
+    fflush(stdout);
+}
+
+/* A command prepared once, run with Tcl_EvalObjv at global level. */
+typedef struct {
+    Tcl_Obj *objv[2];
+} prepared;
+
+static int
+eval_prepared(Tcl_Interp *interp, void *arg)
+{
+    return Tcl_EvalObjv(interp, 2, ((prepared *)arg)->objv, TCL_EVAL_GLOBAL);
+}
+
+/* `$my METHOD`, my the result of script. */
+static int
+prepare(Tcl_Interp *interp, prepared *p, const char *script, const char *method)
+{
+    if (Tcl_EvalEx(interp, script, -1, TCL_EVAL_GLOBAL) != TCL_OK)
+        return TCL_ERROR;
+    p->objv[0] = Tcl_DuplicateObj(Tcl_GetObjResult(interp));
+    p->objv[1] = Tcl_NewStringObj(method, -1);
+    Tcl_IncrRefCount(p->objv[0]);
+    Tcl_IncrRefCount(p->objv[1]);
+    return TCL_OK;
+}
+
+/* floor-tcl-SVC: the time per command above the empty method's. */
+static int
+commands_floors(Tcl_Interp *interp, double empty, const floor_size *z)
+{
+    for (const perffloor_service *s = perffloor_services; s->name; s++) {
+        prepared p;
+        char name[40], extra[64];
+        int k = perffloor_commands(s);
+        long n;
+        double t;
+
+        if (prepare(interp, &p, "info object namespace [::perffloor::Commands new]",
+                    s->name) != TCL_OK)
+            return perffloor_fail(interp, "::perffloor::Commands");
+        Tcl_AppendToObj(p.objv[0], "::my", -1);
+        if ((t = perffloor_measure(interp, eval_prepared, &p, z, &n)) < 0)
+            return perffloor_fail(interp, s->name);
+        snprintf(name, sizeof name, "floor-tcl-%s", s->name);
+        snprintf(extra, sizeof extra, " commands=%d ns/command=%.1f", k, (t - empty) * 1e9 / k);
+        perffloor_report(name, t, n, extra);
+    }
+    return 0;
+}
+
+static int
+nop(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
+{
+    return TCL_OK;
+}
+
+static int
+load_perfserver(Tcl_Interp *interp, const char *script)
+{
+    Tcl_Obj *setup;
+    int rc;
+
+    /* the script's main part is guarded by [info script] eq $argv0 */
+    Tcl_SetVar(interp, "argv0", "perffloor-tcl", TCL_GLOBAL_ONLY);
+    Tcl_SetVar(interp, "argv", "", TCL_GLOBAL_ONLY);
+    setup = Tcl_ObjPrintf("if {{%s} ne {}} {lappend ::auto_path {%s}}\nsource {%s}", MQTCL_LIBDIR,
+                          MQTCL_LIBDIR, script);
+    Tcl_IncrRefCount(setup);
+    rc = Tcl_EvalObjEx(interp, setup, TCL_EVAL_GLOBAL);
+    Tcl_DecrRefCount(setup);
+    return rc;
+}
+
 int
 main(int argc, char **argv)
 {
-    long num = 1000000;
-    double sec = 0, t0, t;
+    floor_size z = {1000000, 0};
     const char *script = MQTCL_PERFSERVER;
     Tcl_Interp *interp;
-    Tcl_Obj *cmd[2], *setup;
-    long n = 0;
+    prepared ntht;
+    long n;
+    double t;
 
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--num") && i + 1 < argc)
-            num = atol(argv[++i]);
+            z.num = atol(argv[++i]);
         else if (!strcmp(argv[i], "--sec") && i + 1 < argc)
-            sec = atof(argv[++i]);
+            z.sec = atof(argv[++i]);
         else
             script = argv[i];
     }
     Tcl_FindExecutable(argv[0]);
     interp = Tcl_CreateInterp();
     if (Tcl_Init(interp) != TCL_OK)
-        return fail(interp, "Tcl_Init");
-    /* the script's main part is guarded by [info script] eq $argv0 */
-    Tcl_SetVar(interp, "argv0", "perffloor-tcl", TCL_GLOBAL_ONLY);
-    Tcl_SetVar(interp, "argv", "", TCL_GLOBAL_ONLY);
-    setup = Tcl_ObjPrintf("if {{%s} ne {}} {lappend ::auto_path {%s}}\n"
-                          "source {%s}\n"
-                          "set o [PerfServer new]\n"
-                          "set my [info object namespace $o]::my",
-                          MQTCL_LIBDIR, MQTCL_LIBDIR, script);
-    Tcl_IncrRefCount(setup);
-    if (Tcl_EvalObjEx(interp, setup, TCL_EVAL_GLOBAL) != TCL_OK)
-        return fail(interp, script);
-    cmd[0] = Tcl_DuplicateObj(Tcl_GetObjResult(interp));
-    cmd[1] = Tcl_NewStringObj("NTHT", -1);
-    Tcl_IncrRefCount(cmd[0]);
-    Tcl_IncrRefCount(cmd[1]);
-    for (int i = 0; i < 1000; i++) /* warm-up: the method's call chain is cached */
-        if (Tcl_EvalObjv(interp, 2, cmd, TCL_EVAL_GLOBAL) != TCL_OK)
-            return fail(interp, "NTHT");
-    t0 = now();
-    for (;;) {
-        for (int i = 0; i < 1000; i++)
-            Tcl_EvalObjv(interp, 2, cmd, TCL_EVAL_GLOBAL);
-        n += 1000;
-        t = now() - t0;
-        if (sec > 0 ? t >= sec : n >= num)
-            break;
-    }
-    printf("floor-tcl ops/s=%.0f count=%ld sec=%.3f\n", n / t, n, t);
-    return 0;
+        return perffloor_fail(interp, "Tcl_Init");
+    if (load_perfserver(interp, script) != TCL_OK)
+        return perffloor_fail(interp, script);
+    if (prepare(interp, &ntht, "string cat [info object namespace [PerfServer new]] ::my", "NTHT") !=
+        TCL_OK)
+        return perffloor_fail(interp, "PerfServer");
+    if ((t = perffloor_measure(interp, eval_prepared, &ntht, &z, &n)) < 0)
+        return perffloor_fail(interp, "NTHT");
+    perffloor_report("floor-tcl", t, n, "");
+    Tcl_CreateObjCommand(interp, "::nop", nop, NULL, NULL);
+    if (perffloor_define(interp) != TCL_OK)
+        return perffloor_fail(interp, "the floor's classes");
+    if (commands_floors(interp, t, &z))
+        return 1;
+    return perffloor_child(interp, &z);
 }

@@ -13,26 +13,33 @@
  *
  * Tcl_SetNamespaceResolvers is in Tcl's internal stub table (tclInt.h);
  * only this file includes the private headers (also for TclOO's epoch,
- * mqtcl_oo_epoch). */
+ * mqtcl_oo_epoch, and a class's constructors, mqtcl_class_ctor_only). */
 #define HAVE_UNISTD_H 1 /* tclUnixPort.h: the system's unistd.h, not Tcl's compat one */
 #include <tclInt.h>
 #include <tclOOInt.h>
 
 #include "module.h"
 
-/* The context whose namespace ns is, or NULL. */
+static int resolve_cmd(Tcl_Interp *interp, const char *name, Tcl_Namespace *ns, int flags,
+                       Tcl_Command *cmd);
+
+/* The context whose namespace ns is, or NULL.  Only a context's namespace
+ * has resolve_cmd, and its client data is then the context's TclOO object
+ * (mqtcl_resolver_fits): no table from namespace to context to keep. */
 static mqtcl_obj *
 context_of_ns(mqtcl_state *st, Tcl_Namespace *ns)
 {
-    Tcl_HashEntry *e;
+    Namespace *n = (Namespace *)ns;
+    mqtcl_obj *self;
 
     if (ns == st->last_ns)
         return st->last_self;
-    if (!(e = Tcl_FindHashEntry(&st->by_ns, (char *)ns)))
+    if (n->cmdResProc != resolve_cmd || !(self = mqtcl_self((Tcl_Object)n->clientData)) ||
+        self->ns != ns)
         return NULL;
     st->last_ns = ns;
-    st->last_self = Tcl_GetHashValue(e);
-    return st->last_self;
+    st->last_self = self;
+    return self;
 }
 
 static int
@@ -106,6 +113,12 @@ resolve_cmd(Tcl_Interp *interp, const char *name, Tcl_Namespace *ns, int flags, 
     return TCL_CONTINUE;
 }
 
+int
+mqtcl_resolver_fits(Tcl_Namespace *ns, Tcl_Object obj)
+{
+    return ((Namespace *)ns)->clientData == (ClientData)obj;
+}
+
 void
 mqtcl_resolver_install(Tcl_Namespace *ns)
 {
@@ -117,6 +130,28 @@ mqtcl_resolver_install(Tcl_Namespace *ns)
     if (info.cmdResProc)
         oo_cmd_resolver = info.cmdResProc;
     Tcl_SetNamespaceResolvers(ns, resolve_cmd, info.varResProc, info.compiledVarResProc);
+}
+
+/* Whether c or a class it inherits or mixes in, other than base, has a
+ * constructor (cycles are impossible; depth bounded all the same). */
+static int
+other_ctor(Class *c, Class *base, int depth)
+{
+    if (depth > 64 || (c != base && c->constructorPtr))
+        return 1;
+    for (int i = 0; i < c->superclasses.num; i++)
+        if (other_ctor(c->superclasses.list[i], base, depth + 1))
+            return 1;
+    for (int i = 0; i < c->mixins.num; i++)
+        if (other_ctor(c->mixins.list[i], base, depth + 1))
+            return 1;
+    return 0;
+}
+
+int
+mqtcl_class_ctor_only(Tcl_Class cls, Tcl_Class base)
+{
+    return !other_ctor((Class *)cls, (Class *)base, 0);
 }
 
 /* TclOO's foundation bumps its epoch whenever a method chain may change

@@ -71,13 +71,8 @@ meta_delete(ClientData data)
     if (self->name)
         Tcl_DecrRefCount(self->name);
     object_cmd_forget(self);
-    if (self->ns && st) {
-        Tcl_HashEntry *e = Tcl_FindHashEntry(&st->by_ns, (char *)self->ns);
-        if (e && Tcl_GetHashValue(e) == self)
-            Tcl_DeleteHashEntry(e);
-        if (st->last_self == self)
-            st->last_ns = NULL, st->last_self = NULL;
-    }
+    if (st && st->last_self == self)
+        st->last_ns = NULL, st->last_self = NULL;
     if (self->my)
         Tcl_DecrRefCount(self->my);
     ckfree(self);
@@ -367,6 +362,14 @@ qualified_my(Tcl_Namespace *ns)
     return o;
 }
 
+Tcl_Obj *
+mqtcl_ctx_my_make(mqtcl_obj *self)
+{
+    self->my = qualified_my(Tcl_GetObjectNamespace(self->obj));
+    Tcl_IncrRefCount(self->my);
+    return self->my;
+}
+
 /* Give a context object the fast `my` (resolver.c), keeping TclOO's under
  * its own name for callbacks and as the fallback. */
 static int
@@ -374,11 +377,9 @@ install_my(Tcl_Interp *interp, mqtcl_state *st, mqtcl_obj *self)
 {
     Tcl_Namespace *ns = Tcl_GetObjectNamespace(self->obj);
     Tcl_Class cls = pending_class;
-    Tcl_HashEntry *e;
-    int isnew;
 
-    self->my = qualified_my(ns);
-    Tcl_IncrRefCount(self->my);
+    if (!mqtcl_resolver_fits(ns, self->obj))
+        return TCL_OK; /* not the TclOO we know: nothing to speed up */
     if (!st->oo_my) { /* TclOO's `my` is the same procedure on every object */
         Tcl_Command my = Tcl_FindCommand(interp, "my", ns, TCL_NAMESPACE_ONLY);
         Tcl_CmdInfo info;
@@ -394,8 +395,6 @@ install_my(Tcl_Interp *interp, mqtcl_state *st, mqtcl_obj *self)
     self->oo_my = st->oo_my;
     self->oo_my_data = self->obj;
     self->ns = ns;
-    e = Tcl_CreateHashEntry(&st->by_ns, (char *)ns, &isnew);
-    Tcl_SetHashValue(e, self);
     mqtcl_resolver_install(ns);
     return TCL_OK;
 }
@@ -408,25 +407,18 @@ static _Thread_local struct {
     int owned;
 } pending;
 
-/* The constructor of every mqlink class: a new C object (no arguments), or
- * the one mqtcl_new_object is wrapping. */
+/* Object o of mqlink class cls takes its C object (pending's, or a new
+ * one) and its metadata; a context also its fast `my` and server setup. */
 static int
-ctor_call(ClientData cd, Tcl_Interp *interp, Tcl_ObjectContext oc, int objc,
-          Tcl_Obj *const objv[])
+adopt(Tcl_Interp *interp, int cls, Tcl_Object o)
 {
-    int cls = (int)(intptr_t)cd;
     const mqtcl_class *k = &mqtcl_classes[cls];
     mqtcl_state *st = mqtcl_state_of(interp);
-    Tcl_Object o = Tcl_ObjectContextObject(oc);
     mqtcl_obj *self;
     void *c = pending.c;
     int owned = c ? pending.owned : 1;
 
     pending.c = NULL;
-    if (objc > Tcl_ObjectContextSkippedArgs(oc)) {
-        Tcl_SetObjResult(interp, Tcl_ObjPrintf("%s: the constructor takes no arguments", k->name));
-        return TCL_ERROR;
-    }
     if (mqtcl_self(o))
         return TCL_OK; /* a second `next` */
     if (!c && !(c = k->subclass ? (void *)MqContextCreate() : k->create())) {
@@ -450,8 +442,42 @@ ctor_call(ClientData cd, Tcl_Interp *interp, Tcl_ObjectContext oc, int objc,
     return mqtcl_auto_setup(interp, self);
 }
 
+/* The constructor of every mqlink class: a new C object (no arguments), or
+ * the one mqtcl_new_object is wrapping. */
+static int
+ctor_call(ClientData cd, Tcl_Interp *interp, Tcl_ObjectContext oc, int objc,
+          Tcl_Obj *const objv[])
+{
+    int cls = (int)(intptr_t)cd;
+
+    if (objc > Tcl_ObjectContextSkippedArgs(oc)) {
+        pending.c = NULL;
+        Tcl_SetObjResult(interp, Tcl_ObjPrintf("%s: the constructor takes no arguments",
+                                               mqtcl_classes[cls].name));
+        return TCL_ERROR;
+    }
+    return adopt(interp, cls, Tcl_ObjectContextObject(oc));
+}
+
 static const Tcl_MethodType ctor_type = {
     TCL_OO_METHOD_VERSION_CURRENT, "mqlink constructor", ctor_call, NULL, NULL};
+
+/* prefix and id in decimal into buf (48 bytes; prefix up to 24 chars). */
+static void
+numbered(char *buf, const char *prefix, unsigned long id)
+{
+    char digits[24];
+    int n = 0;
+    size_t k = strlen(prefix);
+
+    do
+        digits[n++] = (char)('0' + id % 10);
+    while ((id /= 10) != 0);
+    memcpy(buf, prefix, k);
+    while (n > 0)
+        buf[k++] = digits[--n];
+    buf[k] = '\0';
+}
 
 /* A new object of class cls (the mqlink class, or the context's subclass
  * in tcls when not NULL) around c; its name is the result. */
@@ -461,17 +487,29 @@ mqtcl_new_object_of(Tcl_Interp *interp, Tcl_Class tcls, int cls, void *c, int ow
 {
     mqtcl_state *st = mqtcl_state_of(interp);
     int plain = !tcls && !mqtcl_classes[cls].subclass;
-    unsigned long id = plain ? ++st->next_id : 0;
+    unsigned long id = ++st->next_id;
+    int direct;
     char name[48];
     Tcl_Object o;
     mqtcl_obj *self;
 
-    if (plain)
-        snprintf(name, sizeof name, "::mqlink::oo::obj%lu", id);
+    /* a plain object's TclOO name; a server instance's namespace (and so
+     * its name), which TclOO would otherwise format with sprintf */
+    numbered(name, plain ? "::mqlink::oo::obj" : "::mqlink::oo::srv", id);
     pending.c = c;
     pending.owned = owned;
     pending_class = tcls ? tcls : st->classes[cls];
-    o = Tcl_NewObjectInstance(interp, pending_class, plain ? name : NULL, NULL, 0, NULL, 0);
+    /* a server instance whose class chain has no constructor but ours: the
+     * binding runs it itself, without TclOO's call chain for it (objc -1:
+     * TclOO runs no constructor, as for a copy) */
+    direct = tcls && mqtcl_class_ctor_only(tcls, st->classes[cls]);
+    o = Tcl_NewObjectInstance(interp, pending_class, plain ? name : NULL, plain ? NULL : name,
+                              direct ? -1 : 0, NULL, 0);
+    if (o && direct && adopt(interp, cls, o) != TCL_OK) {
+        pending_class = NULL;
+        Tcl_DeleteCommandFromToken(interp, Tcl_GetObjectCommand(o));
+        return TCL_ERROR;
+    }
     pending_class = NULL;
     if (pending.c || (o && !mqtcl_self(o))) {
         /* the constructor never ran ours: nothing adopted c */
@@ -594,7 +632,8 @@ state_free(ClientData cd, Tcl_Interp *interp)
         ckfree(Tcl_GetHashValue(e));
     Tcl_DeleteHashTable(&st->overrides);
     Tcl_DeleteHashTable(&st->tls);
-    Tcl_DeleteHashTable(&st->by_ns);
+    if (st->word_my)
+        Tcl_DecrRefCount(st->word_my);
     if (st->setup_method)
         Tcl_DecrRefCount(st->setup_method);
     if (st->factory_class)
@@ -672,7 +711,6 @@ mqtcl_init_interp(Tcl_Interp *interp)
     st->thread = Tcl_GetCurrentThread();
     Tcl_InitHashTable(&st->overrides, TCL_ONE_WORD_KEYS);
     Tcl_InitHashTable(&st->tls, TCL_ONE_WORD_KEYS);
-    Tcl_InitHashTable(&st->by_ns, TCL_ONE_WORD_KEYS);
     if (!(st->oo_epoch = mqtcl_oo_epoch(interp))) {
         Tcl_SetObjResult(interp, Tcl_NewStringObj("mqlink: TclOO is not initialised", -1));
         return TCL_ERROR;

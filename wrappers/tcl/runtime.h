@@ -41,8 +41,8 @@ typedef struct mqtcl_obj {
     Tcl_Obj *name;        /* its fully qualified name */
     /* contexts only */
     int lib_owned;        /* a server instance: the library deletes the context */
-    Tcl_Namespace *ns;    /* the object's namespace (a key of by_ns) */
-    Tcl_Obj *my;          /* the fully qualified name of TclOO's own `my` */
+    Tcl_Namespace *ns;    /* the object's namespace, once the fast `my` answers in it */
+    Tcl_Obj *my;          /* the fully qualified name of TclOO's own `my` (made on first use) */
     struct mqtcl_overrides *ovr; /* what the class takes over (overrides.c) */
     const int *oo_epoch;  /* TclOO's class-structure epoch, to check ovr against */
 } mqtcl_obj;

@@ -1,0 +1,117 @@
+# instance_test.tcl — server instances of a Tcl server: every child is a new
+# object of the server's class whose constructors run, as the class stands
+# when the child is made (defined from the start, added while instances
+# exist, brought by a mixin), the binding's own constructor included.
+# Prints TAP.
+package require mqlink
+
+set n 0
+set failed 0
+proc case {name body} {
+    incr ::n
+    if {[catch {uplevel 1 $body} err]} {
+        puts "not ok $::n - $name"
+        puts "#   [string range $err 0 300]"
+        incr ::failed
+    } else {
+        puts "ok $::n - $name"
+    }
+}
+proc check {cond msg} {
+    if {![uplevel 1 [list expr $cond]]} {error $msg}
+}
+
+# The server: TAG_ answers how the instance was constructed and its object;
+# CTOR, MIXN and PLAIN change the class for the next instances.
+set dir [file join [expr {[info exists ::env(TMPDIR)] ? $::env(TMPDIR) : "/tmp"}] mqtcl-inst-[pid]]
+file mkdir $dir
+set fh [open [file join $dir srv.tcl] w]
+puts $fh {
+    package require mqlink
+    oo::class create Stamp {
+        constructor {} { next; my variable tag; lappend tag mixin }
+    }
+    oo::class create Srv {
+        superclass MqContextC
+        variable tag
+        method ServerSetup {} {
+            foreach t {TAG_ CTOR MIXN PLAN} { my ServiceCreate $t [list my $t] }
+        }
+        method TAG_ {} {
+            my SendSTART
+            my SendSTR [expr {[info exists tag] ? $tag : "none"}]
+            my SendSTR [self]
+            my SendRETURN
+        }
+        method CTOR {} {
+            oo::define Srv constructor {} { next; lappend tag ctor }
+            my SendSTART; my SendRETURN
+        }
+        method MIXN {} {
+            oo::define Srv mixin Stamp
+            my SendSTART; my SendRETURN
+        }
+        method PLAN {} {
+            oo::define Srv mixin
+            oo::define Srv constructor {} {}
+            my SendSTART; my SendRETURN
+        }
+    }
+    set s [Srv new]
+    $s LinkCreate $argv
+    $s ProcessEvent MQ_WAIT_FOREVER
+    $s Delete
+}
+close $fh
+
+set c [MqContextC new]
+$c LinkCreate [list @ [info nameofexecutable] [file join $dir srv.tcl]]
+
+# A new child's answer to TAG_: {tag object}.
+proc child_tag {c} {
+    set ch [MqContextC new]
+    $ch LinkCreateChild $c
+    $ch SendSTART
+    $ch SendEND_AND_WAIT TAG_ 5000
+    set r [list [$ch ReadSTR] [$ch ReadSTR]]
+    $ch Delete
+    return $r
+}
+proc call {c token} {
+    $c SendSTART
+    $c SendEND_AND_WAIT $token 5000
+}
+
+case "a child of a class with no constructor of its own is a new object of it" {
+    lassign [child_tag $c] t1 o1
+    lassign [child_tag $c] t2 o2
+    check {$t1 eq "none" && $t2 eq "none"} "tags: $t1 $t2"
+    check {$o1 ne $o2} "the same object twice: $o1"
+}
+
+case "a constructor defined while instances exist runs in the next child" {
+    call $c CTOR
+    lassign [child_tag $c] t
+    check {$t eq "ctor"} "tag: $t"
+}
+
+case "a constructor of a mixin runs in the next child" {
+    call $c PLAN
+    lassign [child_tag $c] t
+    check {$t eq "none"} "without: $t"
+    call $c MIXN
+    lassign [child_tag $c] t
+    check {$t eq "mixin"} "with the mixin: $t"
+}
+
+case "a child after the class is plain again runs no constructor but the binding's" {
+    call $c PLAN
+    lassign [child_tag $c] t
+    check {$t eq "none"} "tag: $t"
+}
+
+$c Delete
+file delete -force $dir
+puts "1..$n"
+puts "# $n tests, $failed failed"
+exit [expr {$failed > 0}]
