@@ -13,8 +13,15 @@
  *
  * The pool grows only when the threads it has are all busy: a watcher
  * thread looks every TICK_MS while connections come or no thread is in
- * accept, and when a whole tick passed with no acceptor and no connection
- * taken, it makes one (a parked thread, or a new one).  While it grows,
+ * accept, and when a tick ends with no acceptor and either no connection
+ * taken in it or connections waiting in the backlog, it makes one (a
+ * parked thread, or a new one).  The backlog counts too because a thread
+ * that takes the next connection whenever its own ends keeps connections
+ * being taken in every tick: short links (a parent: handshake, the
+ * client's close) were served by one thread one after another, each
+ * waiting for its client's close before the next accept, under five
+ * parent workers (~2 task switches per parent on each side instead of
+ * ~1.3 and ~1.1, issue 16 point 4).  While it grows,
  * each acceptor that finds more connections waiting when it takes its own
  * makes the next acceptor at once: a burst of N connections has N threads
  * a tick after it came, not one a tick.  When a tick passes with an
@@ -140,6 +147,14 @@ next_connection(pool *p)
     }
 }
 
+/* Whether connections wait in the listening socket's backlog. */
+static int
+waiting(const pool *p)
+{
+    struct pollfd more = {.fd = p->l.lfd, .events = POLLIN};
+    return poll(&more, 1, 0) > 0;
+}
+
 /* The acceptor took fd: 1 when it is to serve it (the acceptor's place is
  * free then), 0 when it was refused (past --max-connections; the thread
  * stays the acceptor). */
@@ -157,8 +172,7 @@ take(pool *p, int fd)
     p->accepting--;
     int start = 0;
     if (p->accepting == 0 && p->growing) {
-        struct pollfd more = {.fd = p->l.lfd, .events = POLLIN};
-        if (poll(&more, 1, 0) > 0)
+        if (waiting(p))
             start = grow_locked(p);
         else
             p->growing = 0;
@@ -267,9 +281,10 @@ after_ms(long ms)
 }
 
 /* Looks every TICK_MS while connections come or no thread is in accept: a
- * tick with no acceptor and no connection taken means every thread is busy
- * (make an acceptor); one with an acceptor and no connection taken, that
- * none come (sleep until the acceptor takes one). */
+ * tick that ends with no acceptor, and no connection taken in it or some
+ * waiting, means every thread is busy (make an acceptor); one with an
+ * acceptor and no connection taken, that none come (sleep until the
+ * acceptor takes one).  One poll a tick, none a parent. */
 static void *
 watcher(void *arg)
 {
@@ -280,14 +295,17 @@ watcher(void *arg)
         struct timespec until = after_ms(TICK_MS);
         while (!p->stopped && pthread_cond_timedwait(&p->watch_cv, &p->mu, &until) != ETIMEDOUT)
             ; /* only run's failure signals it here */
-        if (p->stopped || p->taken != seen)
+        int idle = p->taken == seen; /* no connection taken in the tick */
+        if (p->stopped)
             continue;
-        if (p->accepting > 0) { /* nothing comes: sleep until something does */
+        if (p->accepting > 0 && idle) { /* nothing comes: sleep until something does */
             p->watcher_asleep = 1;
             while (p->watcher_asleep && !p->stopped)
                 pthread_cond_wait(&p->watch_cv, &p->mu);
             continue;
         }
+        if (p->accepting > 0 || (!idle && !waiting(p)))
+            continue; /* an acceptor, or every connection that came is taken */
         p->growing = 1;
         if (grow_locked(p)) {
             pthread_mutex_unlock(&p->mu);
