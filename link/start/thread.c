@@ -99,25 +99,32 @@ start_thread(pool *p, void *(*fn)(void *))
     return e ? -1 : 0;
 }
 
-/* Make an acceptor: wake a parked thread, or return 1 when the caller must
- * start a new one (mu held; it is counted as the acceptor already). */
-static int
+enum grow { GROW_NONE, GROW_WAKE, GROW_START };
+
+/* Make an acceptor (mu held; it is counted as the acceptor already): give a
+ * parked thread a wake token (GROW_WAKE), or GROW_START when none is
+ * parked.  The caller does the rest with mu released (grow_finish): a
+ * thread signalled with mu held wakes only to wait for mu, and on one CPU
+ * it preempts the signaller first (~0.1 task switches per parent more). */
+static enum grow
 grow_locked(pool *p)
 {
     p->accepting++;
     if (p->parked > p->wake) {
         p->wake++;
-        pthread_cond_signal(&p->parked_cv);
-        return 0;
+        return GROW_WAKE;
     }
-    return 1;
+    return GROW_START;
 }
 
-/* Start the new acceptor grow_locked asked for (mu not held). */
+/* Wake the parked thread or start the new one grow_locked asked for (mu
+ * not held). */
 static void
-grow_start(pool *p)
+grow_finish(pool *p, enum grow how)
 {
-    if (start_thread(p, worker) == 0)
+    if (how == GROW_WAKE)
+        pthread_cond_signal(&p->parked_cv);
+    if (how != GROW_START || start_thread(p, worker) == 0)
         return;
     mqi_log(p->l.tmpl, MK_LOG_ERROR, "cannot start a thread: %s", strerror(errno));
     pthread_mutex_lock(&p->mu);
@@ -155,6 +162,25 @@ waiting(const pool *p)
     return poll(&more, 1, 0) > 0;
 }
 
+/* While the pool grows, the thread that took the last acceptor's place
+ * makes the next acceptor when more connections wait (poll, a system
+ * call, with mu released). */
+static void
+grow_more(pool *p)
+{
+    int more = waiting(p);
+    enum grow how = GROW_NONE;
+    pthread_mutex_lock(&p->mu);
+    if (p->accepting == 0 && p->growing) {
+        if (more)
+            how = grow_locked(p);
+        else
+            p->growing = 0;
+    }
+    pthread_mutex_unlock(&p->mu);
+    grow_finish(p, how);
+}
+
 /* The acceptor took fd: 1 when it is to serve it (the acceptor's place is
  * free then), 0 when it was refused (past --max-connections; the thread
  * stays the acceptor). */
@@ -170,20 +196,15 @@ take(pool *p, int fd)
     }
     p->busy++;
     p->accepting--;
-    int start = 0;
-    if (p->accepting == 0 && p->growing) {
-        if (waiting(p))
-            start = grow_locked(p);
-        else
-            p->growing = 0;
-    }
-    if (p->accepting == 0 && p->watcher_asleep) {
+    int look = p->accepting == 0 && p->growing;
+    int wake_watcher = p->accepting == 0 && p->watcher_asleep;
+    if (wake_watcher)
         p->watcher_asleep = 0;
-        pthread_cond_signal(&p->watch_cv);
-    }
     pthread_mutex_unlock(&p->mu);
-    if (start)
-        grow_start(p);
+    if (wake_watcher)
+        pthread_cond_signal(&p->watch_cv);
+    if (look)
+        grow_more(p);
     return 1;
 }
 
@@ -307,11 +328,10 @@ watcher(void *arg)
         if (p->accepting > 0 || (!idle && !waiting(p)))
             continue; /* an acceptor, or every connection that came is taken */
         p->growing = 1;
-        if (grow_locked(p)) {
-            pthread_mutex_unlock(&p->mu);
-            grow_start(p);
-            pthread_mutex_lock(&p->mu);
-        }
+        enum grow how = grow_locked(p);
+        pthread_mutex_unlock(&p->mu);
+        grow_finish(p, how);
+        pthread_mutex_lock(&p->mu);
     }
     int last = p->abandoned; /* run failed: no other thread has p */
     pthread_mutex_unlock(&p->mu);
