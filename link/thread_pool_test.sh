@@ -13,10 +13,10 @@
 # left, parked or in accept.  A pool that grew only after a whole tick with
 # no connection taken stayed at one serving thread under short parents:
 # it took the next connection each time its client closed the last, so
-# every parent waited for the one before (2 pool threads left, ~2 server
-# and ~2 client task switches per parent instead of ~1.3 and ~1.1).  Then
-# the server must still serve a new parent.  Counts, not time: the rules
-# hold at every moment, on a loaded machine too.
+# every parent waited for the one before (2 pool threads left; on uds ~2
+# server and ~2 client task switches per parent instead of ~1.4 and
+# ~1.3).  Then the server must still serve a new parent.  Counts, not
+# time: the rules hold at every moment, on a loaded machine too.
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
 top_builddir=${top_builddir:-.}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/thread_pool_test.XXXXXX")
@@ -90,6 +90,6 @@ if ! [ -r /proc/self/syscall ] || ! cat /proc/self/syscall >/dev/null 2>&1; then
     for t in 1 2; do echo "ok $t # SKIP /proc/PID/syscall is not readable here"; done
     exit 0
 fi
-check "uds --thread: after 200 parents of 5 workers one thread in accept, 3 or more in the pool" pool uds
-check "tcp --thread: after 200 parents of 5 workers one thread in accept, 3 or more in the pool" pool tcp
+check "uds --thread: 200 parents of 5 workers: one thread in accept, 3+ in the pool" pool uds
+check "tcp --thread: 200 parents of 5 workers: one thread in accept, 3+ in the pool" pool tcp
 [ $failed -eq 0 ]
