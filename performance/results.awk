@@ -270,6 +270,7 @@ END {
         floors(t, S, ns)
         tls_cost(t, S, ns)
         lang_floors(t, S, ns)
+        service_floors(t, S, ns)
         startup(t, S, ns)
         if (k == 1) plot_script(t, ncol)
     }
@@ -334,6 +335,51 @@ function lang_floors(t, S, ns,    s, i, fl, k, m, c, C, v, tg, head, line, first
                 if (!any) continue  # the language did not run in this mode
                 printf " %-12s %9s %-11s%s\n", first ? letter(S[s]) ": " LABEL[LANG[i]] : "",
                     first ? sprintf("%.0f", fl) : "", m, line
+                first = 0
+            }
+        }
+    if (head) printf "\n\n"
+}
+
+# ------------------------------------------------- service floors
+# Where the floor program also timed each service's body with every mqlink
+# call in it a no-op command (floor-LANG-SVC: wrappers/LANG/perffloor*),
+# bound = 1/(1/C + 1/floor-LANG-SVC) is the most a server of the language
+# can reach in that column with a binding that costs nothing.  One-way
+# columns are read against the language floors' target (0.8 / (1/C +
+# 1/floor)), round trips against C; below 1 (one-way) or the issue's
+# fraction of C (round trip), the language itself is the limit.
+function service_floors(t, S, ns,    s, i, j, k, m, c, C, fe, fl, b, v, line, head, first, any) {
+    split("END CALLBACK WAIT CHILD BUS BFL", SC, " ")
+    split("RDUL ECUL ECUL child BUST BFLT", SV, " ")
+    for (s = 1; s <= ns; s++)
+        for (i = 1; i <= nlangs; i++) {
+            if (value(t, S[s], "floor", "none", "floor-" LANG[i] "-RDUL") == "") continue
+            fe = value(t, S[s], "floor", "none", "floor-" LANG[i])
+            if (!head++) {
+                printf " Service floors: C calling each service's body with every mqlink call in it a no-op (floor-LANG-SVC);\n"
+                printf " bound = 1 / (1/C + 1/floor-LANG-SVC), C = the C row of the mode: the most the language reaches;\n"
+                printf " one-way columns against the language floors' target (/tgt), round trips against C (/C)\n"
+                printf " %-12s %-11s", "row", "mode"
+                for (k = 1; k <= 6; k++)
+                    printf " %9s %5s", SC[k] " " SV[k], k <= 2 ? "/tgt" : "/C"
+                printf "\n"
+            }
+            first = 1
+            for (k = 1; k <= nmodes; k++) {
+                m = MODES[k]; line = ""; any = 0
+                for (j = 1; j <= 6; j++)
+                    for (c = 1; c <= ncols; c++) if (COLS[c] == SC[j]) {
+                        C = value(t, S[s], "c", m, TESTS[c])
+                        fl = value(t, S[s], "floor", "none", "floor-" LANG[i] "-" SV[j])
+                        any += value(t, S[s], LANG[i], m, TESTS[c]) != ""
+                        b = C == "" || C == 0 || fl == "" || fl == 0 ? "" : 1 / (1 / C + 1 / fl)
+                        v = b == "" ? "" : j > 2 ? b / C : fe == "" || fe == 0 ? "" : b / (0.8 / (1 / C + 1 / fe))
+                        line = line sprintf(" %9s %5s", b == "" ? "na." : sprintf("%.0f", b),
+                                            v == "" ? "na." : sprintf("%.2f", v))
+                    }
+                if (!any) continue  # the language did not run in this mode
+                printf " %-12s %-11s%s\n", first ? letter(S[s]) ": " LABEL[LANG[i]] : "", m, line
                 first = 0
             }
         }

@@ -32,7 +32,7 @@ every_section() { # every_section FILE MODES...: L, R and A rows complete
 }
 changed_lines() { [ "$(diff "$1" "$2" | grep -c '^>')" = "$3" ]; }
 
-echo "1..29"
+echo "1..30"
 fresh full; run full --no-png
 check "table of a complete run matches the recorded one" \
     diff -u "$DATA/expected_total_link.perf" "$TMP/full/total_link.perf"
@@ -122,6 +122,21 @@ floor_target() {
     case $got in "$(echo "$want" | tr -s ' ')"*) true ;; *) false ;; esac
 }
 check "floor block: Tcl's NOTHING against 0.8 / (1/C + 1/floor)" floor_target
+# Service floors (floor-tcl-SVC lines of a real perffloor-tcl run, 2026-11-24,
+# in the recorded floor.perf): BUS's bound is 1 / (1/C + 1/floor-tcl-BUST)
+# against C; END's against the language floors' target.
+service_bounds() {
+    b=$(fig "$X/floor.perf" floor-tcl-BUST) r=$(fig "$X/floor.perf" floor-tcl-RDUL)
+    f=$(fig "$X/floor.perf" floor-tcl) cb=$(fig "$X/c_pipe.perf" bus) ce=$(fig "$X/c_pipe.perf" send)
+    want=$(awk -v b="$b" -v r="$r" -v f="$f" -v cb="$cb" -v ce="$ce" 'BEGIN {
+        e = 1 / (1 / ce + 1 / r); u = 1 / (1 / cb + 1 / b)
+        printf " R: Tcl pipe %.0f %.2f|%.0f %.2f", e, e / (0.8 / (1 / ce + 1 / f)), u, u / cb }')
+    line=$(sed -n '/^ Service floors/,/^$/p' "$TMP/extra/total_link.perf" | grep '^ R: Tcl ' | tr -s ' ')
+    got="$(echo "$line" | cut -d' ' -f1-6)|$(echo "$line" | cut -d' ' -f13-14)"
+    echo "want: $want"; echo "got:  $got"
+    [ "$got" = "$want" ]
+}
+check "service floors: END against the floors' target, BUS against C" service_bounds
 # rate FILE TEST: count/sec of TEST, the unrounded rate the start-up block uses
 rate() { sed -n "s/^$2 ops\/s=[0-9]* count=\([0-9]*\) sec=\([0-9.]*\).*/\1 \2/p" "$1" | awk '{ print $1 / $2 }'; }
 startup_c() {
