@@ -45,7 +45,7 @@ fill_code(MkTypeE t, uint32_t low)
 /* The result code of value_to_java (MkObjectC.fill decodes it); 0: not a
  * value (copied in C), -1: an exception. */
 static jlong
-value_to_java(JNIEnv *env, jobject o, MkBufferC *buf)
+value_to_java(JNIEnv *env, MkBufferC *buf)
 {
     MkTypeE t = MkBufferGetType(buf);
     jlong bits = 0;
@@ -108,18 +108,17 @@ adopt(JNIEnv *env, jobject o, MkBufferC *b)
 }
 
 jlong
-mqj_fill_BUF(JNIEnv *env, jobject into, MkBufferC *buf)
+mqj_fill_BUF(JNIEnv *env, MkBufferC *buf)
 {
-    MkBufferC *dup;
     jlong rc;
 
     if (!buf)
         return mqj_handle(env, NULL);
-    if ((rc = value_to_java(env, into, buf)) != 0)
+    if ((rc = value_to_java(env, buf)) != 0)
         return rc > 0 ? rc : 0;
-    if (mqj_handle(env, dup = MkBufferDup(buf))) /* not a value: a C copy */
-        adopt(env, into, dup);
-    return 0;
+    if (!(pending.bits = mqj_handle(env, MkBufferDup(buf)))) /* not a value: a C copy */
+        return 0;
+    return MQJ_FILL_ADOPT;
 }
 
 /* MkObjectC.take(dst): the pending STR/BIN bytes into the array the Java
@@ -188,13 +187,12 @@ held_bytes(JNIEnv *env, jbyteArray a, jlong n, mqj_bin *b)
     return 1;
 }
 
-/* Store the Java-side value of o (dtype != 0) into the C buffer b; ref: o's
- * dref when the caller has it, else NULL. */
+/* Store a Java-side value (dtype > 0, the bits dval, the bytes ref) into
+ * the C buffer b. */
 static int
-value_from_java(JNIEnv *env, jobject o, jint dtype, jbyteArray ref, MkBufferC *b)
+value_from_java(JNIEnv *env, jint dtype, jlong bits, jbyteArray ref, MkBufferC *b)
 {
-    MkTypeE t = (MkTypeE)(dtype - 1);
-    jlong bits = (*env)->GetLongField(env, o, mqj.dval); /* a STR/BIN: its length */
+    MkTypeE t = (MkTypeE)(dtype - 1); /* bits: a STR/BIN's length */
     MkErrorE rc = MK_OK;
 
     switch (t) {
@@ -218,12 +216,8 @@ value_from_java(JNIEnv *env, jobject o, jint dtype, jbyteArray ref, MkBufferC *b
     }
     case MK_TYPE_STR:
     case MK_TYPE_BIN: {
-        jbyteArray a = ref ? ref : (*env)->GetObjectField(env, o, mqj.dref);
         mqj_bin bin;
-        int ok = held_bytes(env, a, bits, &bin);
-        if (!ref)
-            (*env)->DeleteLocalRef(env, a);
-        if (!ok)
+        if (!held_bytes(env, ref, bits, &bin))
             return 0;
         rc = t == MK_TYPE_BIN ? MkBufferSetBIN(b, bin.p, bin.n) : MkBufferSetSTR(b, bin.p);
         mqj_bin_release(&bin);
@@ -251,16 +245,13 @@ mqj_scratch_free(void)
 }
 
 int
-mqj_buf_value(JNIEnv *env, jobject o, jbyteArray ref, MkBufferC **b, const char *fn)
+mqj_buf_value(JNIEnv *env, jint dtype, jlong dval, jbyteArray ref, MkBufferC **b,
+              const char *fn)
 {
-    jint dtype = o ? (*env)->GetIntField(env, o, mqj.dtype) : 0;
-
-    if (dtype <= 0) /* deleted, or a view no longer valid (MQJ_VIEW): mqj_deleted says which */
-        return (*b = mqj_deleted(env, o, fn)) != NULL;
     if (!scratch && !(scratch = MkBufferCreate()))
         return mqj_throw(env, MK_ERR_MEMORY, "%s: out of memory", fn);
     *b = scratch;
-    return value_from_java(env, o, dtype, ref, scratch);
+    return value_from_java(env, dtype, dval, ref, scratch);
 }
 
 /* A method other than SendBUF/WriteBUF/AppendBUF on a buffer that holds its
@@ -269,11 +260,16 @@ void *
 mqj_buf_materialize(JNIEnv *env, jobject o, jint dtype)
 {
     MkBufferC *b = MkBufferCreate();
+    jbyteArray ref;
+    int ok;
     if (!b) {
         mqj_throw(env, MK_ERR_MEMORY, "out of memory");
         return NULL;
     }
-    if (!value_from_java(env, o, dtype, NULL, b)) {
+    ref = (*env)->GetObjectField(env, o, mqj.dref);
+    ok = value_from_java(env, dtype, (*env)->GetLongField(env, o, mqj.dval), ref, b);
+    (*env)->DeleteLocalRef(env, ref);
+    if (!ok) {
         MkBufferDelete(b);
         return NULL;
     }

@@ -13,6 +13,7 @@ EXTRA_DIST += \
 	wrappers/java/BaselineJava.java \
 	wrappers/java/EmptyMain.java \
 	wrappers/java/BindingTest.java \
+	wrappers/java/EscapeTest.java \
 	wrappers/java/binding_test.sh \
 	tests/interop/JavaClient.java \
 	tests/interop/JavaServer.java
@@ -83,18 +84,23 @@ MQJ_TEST_CP = $(abs_top_builddir)/wrappers/java/mqlink.jar:$(abs_top_builddir)/w
 MQJ_RUN = $(JAVA) -Xshare:auto -XX:TieredStopAtLevel=1 \
 	-Dmqlink.library=$(abs_top_builddir)/wrappers/java/.libs/libmqlinkjni.so -cp $(MQJ_TEST_CP)
 wrappers/java/testclasses.stamp: wrappers/java/mqlink.jar $(top_srcdir)/wrappers/java/BindingTest.java \
+		$(top_srcdir)/wrappers/java/EscapeTest.java \
 		$(top_srcdir)/tests/interop/JavaClient.java $(top_srcdir)/tests/interop/JavaServer.java
 	$(AM_V_GEN)rm -rf wrappers/java/testclasses && $(MKDIR_P) wrappers/java/testclasses && \
 	  $(MQJ_JAVAC) -cp wrappers/java/mqlink.jar -d wrappers/java/testclasses \
-	    $(top_srcdir)/wrappers/java/BindingTest.java \
+	    $(top_srcdir)/wrappers/java/BindingTest.java $(top_srcdir)/wrappers/java/EscapeTest.java \
 	    $(top_srcdir)/tests/interop/JavaClient.java $(top_srcdir)/tests/interop/JavaServer.java && \
 	  touch $@
 wrappers/java/java-binding.sh: Makefile
 	$(AM_V_GEN)$(MKDIR_P) wrappers/java && { echo '$(INTEROP_ENV)'; \
 	  echo 'exec $(MQJ_RUN) BindingTest'; } > $@ && chmod +x $@
+# EscapeTest with the JVM's default compilers: C2's escape analysis is what it checks.
+wrappers/java/java-escape.sh: Makefile
+	$(AM_V_GEN)$(MKDIR_P) wrappers/java && { echo '$(INTEROP_ENV)'; \
+	  echo 'exec $(JAVA) -Xshare:auto -Dmqlink.library=$(abs_top_builddir)/wrappers/java/.libs/libmqlinkjni.so -cp $(MQJ_TEST_CP) EscapeTest'; } > $@ && chmod +x $@
 check_DATA += wrappers/java/testclasses.stamp wrappers/java/perfserver.jar
-WRAPPER_TESTS += wrappers/java/java-binding.sh
-CLEANFILES += wrappers/java/java-binding.sh wrappers/java/mqlink.jar wrappers/java/perfserver.jar \
+WRAPPER_TESTS += wrappers/java/java-binding.sh wrappers/java/java-escape.sh
+CLEANFILES += wrappers/java/java-binding.sh wrappers/java/java-escape.sh wrappers/java/mqlink.jar wrappers/java/perfserver.jar \
 	wrappers/java/perfserver.mf wrappers/java/gen/glue.c wrappers/java/gen/classes.txt \
 	wrappers/java/gen/classes.stamp wrappers/java/testclasses.stamp
 

@@ -165,38 +165,44 @@ mqj_bin_release(mqj_bin *b)
 jbyteArray mqj_from_BIN(JNIEnv *env, const void *data, size_t size);
 
 /* The C objects of an MkBufferC and an MqContextC argument.  A buffer that
- * holds its value on the Java side (a ReadBUF copy) lends it through the
- * thread's scratch buffer, valid for the call; ref is its bytes (dref, passed
- * by the Java method: MkObjectC.bytes) or NULL to read them here. */
-int mqj_buf_value(JNIEnv *env, jobject o, jbyteArray ref, MkBufferC **b, const char *fn);
+ * holds its value on the Java side (a ReadBUF copy) comes as that value
+ * alone, o null (types.py's BUF: dtype > 0, dval its bits, ref its bytes),
+ * and is lent through the thread's scratch buffer, valid for the call. */
+int mqj_buf_value(JNIEnv *env, jint dtype, jlong dval, jbyteArray ref, MkBufferC **b,
+                  const char *fn);
 /* Give such a buffer its C object (owned by the Java object) for a method
  * that needs one. */
 void *mqj_buf_materialize(JNIEnv *env, jobject o, jint dtype);
 static inline int
-mqj_to_BUF(JNIEnv *env, jobject o, jbyteArray ref, MkBufferC **b, const char *fn)
+mqj_to_BUF(JNIEnv *env, jobject o, jint dtype, jlong dval, jbyteArray ref, MkBufferC **b,
+           const char *fn)
 {
-    void *p = o ? mqj_resolve((*env)->GetLongField(env, o, mqj.hdl)) : NULL;
-    if (p) {
+    void *p;
+    if (dtype > 0)
+        return mqj_buf_value(env, dtype, dval, ref, b, fn);
+    if ((p = o ? mqj_resolve((*env)->GetLongField(env, o, mqj.hdl)) : NULL)) {
         *b = p;
         return 1;
     }
-    return mqj_buf_value(env, o, ref, b, fn);
+    return (*b = mqj_deleted(env, o, fn)) != NULL; /* why not: deleted, a spent view, null */
 }
 static inline int
 mqj_to_CTX(JNIEnv *env, jobject o, MqContextC **c, const char *fn)
 {
     return (*c = mqj_ptr(env, o, fn)) != NULL;
 }
-/* A borrowed buffer as an owned copy, safe to keep, in into (an MkBufferC
- * the Java side made: java.py's java_made "fill"): its value held on the
- * Java side (no C object until a method needs one).  Returns what the Java
- * side stores itself (MkObjectC.fill: the type plus one in the high 32 bits,
- * in the low ones a value of at most 32 bits or a STR/BIN's length), 0 when
- * into took a C copy or an exception is thrown.  Only for a native about to
- * return to Java: a STR/BIN's bytes and a 64-bit value wait for
- * MkObjectC.take/takeBits (mqj_take, mqj_take_bits), which fill calls at
- * once. */
-jlong mqj_fill_BUF(JNIEnv *env, jobject into, MkBufferC *buf);
+/* A borrowed buffer as an owned copy, safe to keep, for an MkBufferC the
+ * Java side makes (java.py's java_made "fill"), never passed here: its value
+ * held on the Java side (no C object until a method needs one).  Returns
+ * what the Java side stores itself (MkObjectC.fill: the type plus one in the
+ * high 32 bits, in the low ones a value of at most 32 bits or a STR/BIN's
+ * length), MQJ_FILL_ADOPT for a value that is no plain value (a C copy whose
+ * handle MkObjectC.takeBits returns, for fill to adopt), 0 when an exception
+ * is thrown.  Only for a native about to return to Java: a STR/BIN's bytes
+ * and a 64-bit value or handle wait for MkObjectC.take/takeBits (mqj_take,
+ * mqj_take_bits), which fill calls at once. */
+#define MQJ_FILL_ADOPT (-1) /* MkObjectC.FILL_ADOPT */
+jlong mqj_fill_BUF(JNIEnv *env, MkBufferC *buf);
 void JNICALL mqj_take(JNIEnv *env, jclass cls, jbyteArray dst);
 jlong JNICALL mqj_take_bits(JNIEnv *env, jclass cls);
 /* ReadBUFR: the context's one reusable view (an MkBufferC of dtype

@@ -79,14 +79,21 @@ def forms(inp):
 
 def sigs(inp, hand=False):
     c = jcol(inp.param.type)
-    lead = "" if hand else lead_of(inp) and lead_of(inp).sig
-    return tuple((lead or "") + s for s in c.get("sigs") or (c.sig,))
+    lead = "" if hand else "".join(x.sig for x in leads_of(inp))
+    return tuple(lead + s for s in c.get("sigs") or (c.sig,))
 
 
-def lead_of(inp):
-    """The hidden int a wrapped method passes before this input (types.py's
-    _java_lead), or None."""
-    return jcol(inp.param.type).get("lead")
+def leads_of(inp):
+    """The hidden arguments a wrapped method passes before this input
+    (types.py's _java_lead): a tuple, empty for none."""
+    lead = jcol(inp.param.type).get("lead")
+    return () if lead is None else lead if isinstance(lead, tuple) else (lead,)
+
+
+def pass_of(inp):
+    """What a wrapped method passes for the input itself (types.py's pass_:
+    a BUF holding its value in Java passes null, so it never escapes)."""
+    return (jcol(inp.param.type).get("pass_") or "{n}").format(n=inp.param.name)
 
 
 def variants(plan):
@@ -126,9 +133,11 @@ def c_name(plan, suffix=""):
 # through JavaCalls and AllocObject takes the slow allocation path, where a
 # Java `new` is inlined (measured: the two were 8 % of the perfserver's BUST
 # server time, more than its C calls).  "handle": the native (nNAME) returns
-# the C pointer and the Java method wraps it; "fill": the Java method passes
-# a new MkBufferC that the native fills, returning the type and a small value
-# for the Java side to store (MkObjectC.fill): no JNI field store for them.
+# the C pointer and the Java method wraps it; "fill": the native returns the
+# type and a small value for a new MkBufferC of the Java method to store
+# (MkObjectC.fill): no JNI field store for them, and the object is never
+# passed to native code, so a copy passed straight on (SendBUF(ReadBUF()),
+# see types.py's BUF) does not escape and C2 allocates nothing for it.
 def java_made(plan):
     r = plan.result
     if r.kind == "object":
@@ -141,7 +150,6 @@ def java_made(plan):
 def native(name):
     """The private native behind a Java method (wrapped, java_made)."""
     return "n" + name
-FILL_SIG = "Lorg/mqlink/MkBufferC;"
 
 
 # A method on an object passes its C object (the Java field hdl) to its
@@ -187,10 +195,9 @@ class FuncGlue:
         head = "JNIEnv *env, %s" % ("jclass cls" if is_static(p) else "jobject self")
         if p.on_object:
             head += ", jlong hdl"
-        tail = ", jobject into" if java_made(p) == "fill" and not self.view else ""
         return head + "".join(", %s%s %s" % (
-            "%s %s, " % (lead_of(i).jni, lead_of(i).name.format(n=i.param.name)) if lead_of(i)
-            else "", jcol(i.param.type).jni, i.param.name) for i in p.inputs) + tail
+            "".join("%s %s, " % (x.jni, x.name.format(n=i.param.name)) for x in leads_of(i)),
+            jcol(i.param.type).jni, i.param.name) for i in p.inputs)
 
     def emit(self):
         p = self.plan
@@ -355,10 +362,9 @@ def natives(out, decl, k, funcs):
         hand = f.kind == "handwritten"
         name = native(f.name) if wrapped(p) and not hand else f.name
         head = "J" if p.on_object and not hand else ""
-        tail = FILL_SIG if java_made(p) == "fill" and not hand else ""
         for _, ss in variants(p):
-            out.append('    {"%s", "(%s%s%s)%s", (void *)%s},' % (name, head, "".join(ss), tail,
-                                                                    ret_sig(p), impl))
+            out.append('    {"%s", "(%s%s)%s", (void *)%s},' % (name, head, "".join(ss),
+                                                                  ret_sig(p), impl))
         if has_view(p):
             out.append('    {"%s", "(J)J", (void *)%s},' % (native(f.name + VIEW), c_name(p, VIEW)))
     out += ["};", ""]
@@ -408,16 +414,16 @@ def view_doc(plan):
 
 
 def java_params(plan, types, leads=False):
-    """The Java parameters; leads: a native's, with each hidden int first."""
-    return ", ".join("%s%s %s" % ("%s %s_lead, " % (lead_of(i).java, i.param.name)
-                                  if leads and lead_of(i) else "",
+    """The Java parameters; leads: a native's, with each hidden argument first."""
+    return ", ".join("%s%s %s" % ("".join("%s %s, " % (x.java, x.name.format(n=i.param.name))
+                                          for x in leads_of(i)) if leads else "",
                                   t, i.param.name) for t, i in zip(types, plan.inputs))
 
 
 def java_args(plan):
-    """A wrapped method's arguments to its native: each hidden int first."""
-    return ["%s%s" % (lead_of(i).expr.format(n=i.param.name) + ", " if lead_of(i) else "",
-                      i.param.name) for i in plan.inputs]
+    """A wrapped method's arguments to its native: each hidden argument first."""
+    return ["".join(x.expr.format(n=i.param.name) + ", " for x in leads_of(i)) + pass_of(i)
+            for i in plan.inputs]
 
 
 def java_method(api, plan, out, native_name=None):
@@ -430,7 +436,7 @@ def java_method(api, plan, out, native_name=None):
         if wrapped(plan):
             java_wrapped_method(plan, types, static, rt, out)
         else:
-            if any(lead_of(i) for i in plan.inputs) and plan.kind != "handwritten":
+            if any(leads_of(i) for i in plan.inputs) and plan.kind != "handwritten":
                 raise ApiError("java: %s: a hidden argument needs a wrapped method" % plan.name)
             out.append("    public %snative %s%s %s(%s);" % (static, generic(types), rt, plan.name,
                                                               java_params(plan, types)))
@@ -460,9 +466,6 @@ def java_wrapped_method(plan, types, static, rt, out, name=None):
     nparams_in = java_params(plan, types, leads=True) if name == plan.name else ""
     args = (["hdl"] if plan.on_object else []) + ins
     nparams = (["long hdl"] if plan.on_object else []) + ([nparams_in] if nparams_in else [])
-    if made == "fill":
-        args.append("into")
-        nparams.append("MkBufferC into")
     call = "%s(%s)" % (native(name), ", ".join(args))
     out.append("    public %s%s%s %s(%s) {" % (static, generic(types), rt, name, params))
     if made == "handle" and tls_reset(plan):

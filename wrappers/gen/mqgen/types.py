@@ -223,10 +223,16 @@ TYPES = {t.name: t for t in [
                   to='{n} = mqrb_to_BUF({arg}, "{fn}");', build="mqrb_from_BUF({v})"),
          java=Col(in_="MkBufferC", out="MkBufferC", sig="Lorg/mqlink/MkBufferC;", jni="jobject",
                   local=("MkBufferC *{n}_p",), args=("{n}_p",),
-                  # the bytes of a STR/BIN held in Java go along (no JNI
-                  # field read for them)
-                  lead=_java_lead("MkObjectC.bytes({n})", "{n}_r", "byte[]", "[B", "jbyteArray"),
-                  to='mqj_to_BUF(env, {n}, {n}_r, &{n}_p, "{fn}")', value="mqj_fill_BUF(env, into, {v})")),
+                  # a value held in Java (a ReadBUF or IndexGet copy) goes
+                  # along as its type, bits and bytes (no JNI field read),
+                  # and the object only when it holds none: a copy passed
+                  # straight on never escapes, so C2 need not allocate it
+                  lead=(_java_lead("MkObjectC.type({n})", "{n}_t"),
+                        _java_lead("MkObjectC.bits({n})", "{n}_d", "long", "J", "jlong"),
+                        _java_lead("MkObjectC.bytes({n})", "{n}_r", "byte[]", "[B", "jbyteArray")),
+                  pass_="{n} != null && {n}.dtype > 0 ? null : {n}",
+                  to='mqj_to_BUF(env, {n}, {n}_t, {n}_d, {n}_r, &{n}_p, "{fn}")',
+                  value="mqj_fill_BUF(env, {v})")),
     Type("CTX", (IN, RET), c_in=[("value", "MqContextC *")], c_ret="MqContextC *",
          cxx=Col(param="MqContextC &", args=("{n}.Ptr()",), value="MqContextC *",
                  wrap="detail::context_of({v})"),

@@ -78,17 +78,27 @@ public abstract class MkObjectC implements AutoCloseable {
         return dtype == -1 ? hdl != 0 && viewShows(hdl) : hdl != 0 || dtype > 0;
     }
 
+    /** fill's code for a C copy to adopt, its handle from takeBits (MQJ_FILL_ADOPT). */
+    static final long FILL_ADOPT = -1;
+
     /**
      * Store what a ReadBUF or IndexGet native returns (mqj_fill_BUF): the
-     * type plus one in the high 32 bits (0: nothing to store, the buffer
-     * took a C copy); in the low ones a value of at most 32 bits (the JNI
-     * library reads back only those bits for such a type), a STR's or BIN's
-     * length (its bytes go into an array made here, a plain {@code new},
-     * by take; dval keeps the length, so passing them back costs the JNI
-     * library no GetArrayLength), or for a 64-bit value 1 when takeBits has
-     * it (0: the value is 0).
+     * type plus one in the high 32 bits (0: nothing to store, an exception
+     * is pending; FILL_ADOPT: a C copy to adopt); in the low ones a value
+     * of at most 32 bits (the JNI library reads back only those bits for
+     * such a type), a STR's or BIN's length (its bytes go into an array
+     * made here, a plain {@code new}, by take; dval keeps the length, so
+     * passing them back costs the JNI library no GetArrayLength), or for a
+     * 64-bit value 1 when takeBits has it (0: the value is 0).  This object
+     * is never handed to native code here, so a copy that is passed on at
+     * once (SendBUF(ReadBUF())) need not be allocated at all (C2's escape
+     * analysis; the generated SendBUF passes such a value as its fields).
      */
     final void fill(long r) {
+        if (r == FILL_ADOPT) {
+            adopt(takeBits(), MkBufferC.KIND);
+            return;
+        }
         int t = (int) (r >>> 32) - 1;
         if (t < 0)
             return;
@@ -104,6 +114,16 @@ public abstract class MkObjectC implements AutoCloseable {
         } else {
             dval = (int) r;
         }
+    }
+
+    /** The type (plus one) of a value a buffer holds in Java (dtype; 0 or less: none). */
+    static int type(MkObjectC o) {
+        return o == null ? 0 : o.dtype;
+    }
+
+    /** The bits of a value a buffer holds in Java (dval: a STR's or BIN's length). */
+    static long bits(MkObjectC o) {
+        return o == null ? 0 : o.dval;
     }
 
     /** The bytes a buffer holds in Java (dref), passed to the natives that take it. */
