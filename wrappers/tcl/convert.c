@@ -147,11 +147,14 @@ mqtcl_to_TYPE(Tcl_Interp *interp, Tcl_Obj *o, MkTypeE *v, const char *fn)
  * past U+FFFF as two 3-byte surrogates (ED A0..BF ..).  Text without those
  * bytes is UTF-8 as it is; the rest is converted into one of a few
  * per-thread scratch strings (an argument lives until the call returns,
- * and no call takes more than two texts). */
+ * and no call takes more than two texts).  The strings are on the heap,
+ * made on the first conversion: in the thread-local block they would add
+ * 872 bytes to what the extension takes of glibc's static TLS (module.h,
+ * MQTCL_HOT_TLS). */
 #define SCRATCH 4
 static _Thread_local struct {
-    Tcl_DString s[SCRATCH];
-    int init, next;
+    Tcl_DString *s; /* SCRATCH of them */
+    int next;
 } scratch;
 
 int
@@ -167,10 +170,10 @@ mqtcl_to_STR(Tcl_Interp *interp, Tcl_Obj *o, const char **v, const char *fn)
     *v = s;
     return TCL_OK;
 convert:
-    if (!scratch.init) {
+    if (!scratch.s) {
+        scratch.s = (Tcl_DString *)ckalloc(SCRATCH * sizeof *scratch.s);
         for (int i = 0; i < SCRATCH; i++)
             Tcl_DStringInit(&scratch.s[i]);
-        scratch.init = 1;
     }
     d = &scratch.s[scratch.next++ % SCRATCH];
     Tcl_DStringFree(d);

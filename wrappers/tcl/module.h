@@ -6,6 +6,17 @@
 
 #include "runtime.h"
 
+/* A thread-local read on every method call (runtime.c's last object and
+ * state, buffer.c's spare value).  The extension is -fPIC, so a plain one is
+ * reached through a __tls_get_addr call (global-dynamic); initial-exec makes
+ * it a load from the thread pointer.  tclsh dlopens the extension after
+ * start, so these come from glibc's static TLS surplus (512 bytes by default,
+ * shared by every dlopened library): keep them few and small (40 bytes now);
+ * a bigger one (convert.c's scratch strings) stays general-dynamic.  Should
+ * the surplus run out, `package require mqlink` fails with "cannot allocate
+ * memory in static TLS block", never silently. */
+#define MQTCL_HOT_TLS _Thread_local __attribute__((tls_model("initial-exec")))
+
 #ifndef MQTCL_VERSION
 #define MQTCL_VERSION "1.0"
 #endif
