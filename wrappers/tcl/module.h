@@ -39,6 +39,8 @@ typedef struct mqtcl_state {
     Tcl_Obj *word_my;         /* "my", the setup's first word (callback.c) */
     Tcl_Obj *factory_class;   /* the server instances' class name (callback.c) */
     unsigned long next_id;   /* names of new objects (runtime.c) */
+    Tcl_Object class_objs[MQTCL_CLASS_COUNT]; /* the classes as objects (classcmd.c) */
+    Tcl_ObjCmdProc *oo_class_nre; /* TclOO's NRE procedure of an object command */
 } mqtcl_state;
 
 mqtcl_state *mqtcl_state_of(Tcl_Interp *interp);
@@ -95,6 +97,9 @@ mqtcl_ctx_my(mqtcl_obj *self)
 {
     return self->my ? self->my : mqtcl_ctx_my_make(self);
 }
+/* classcmd.c: class cls's command (co's, a TclOO class object) runs the
+ * class's ctors itself and hands anything else to TclOO. */
+int mqtcl_class_cmd_install(Tcl_Interp *interp, mqtcl_state *st, int cls, Tcl_Object co);
 /* Set up the package in interp; idempotent. */
 int mqtcl_init_interp(Tcl_Interp *interp);
 

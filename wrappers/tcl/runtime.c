@@ -693,7 +693,7 @@ make_class(Tcl_Interp *interp, mqtcl_state *st, int i)
     if (!k->subclass && k->create)
         Tcl_NewInstanceMethod(interp, co, Tcl_NewStringObj("new", -1), 1, &new_type,
                               (void *)(intptr_t)i);
-    return TCL_OK;
+    return mqtcl_class_cmd_install(interp, st, i, co);
 }
 
 /* Set up the package in interp (the main one, or a --thread instance's). */
