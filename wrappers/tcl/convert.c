@@ -164,12 +164,12 @@ mqtcl_to_STR(Tcl_Interp *interp, Tcl_Obj *o, const char **v, const char *fn)
     const char *s = Tcl_GetStringFromObj(o, &n);
     Tcl_DString *d;
 
-    for (int i = 0; i < n; i++)
-        if ((unsigned char)s[i] == 0xC0 || (unsigned char)s[i] == 0xED)
-            goto convert;
-    *v = s;
-    return TCL_OK;
-convert:
+    /* two memchr scans (vectorised in libc) instead of a byte loop: about
+     * 50 instructions for CreateTLS's name instead of 150, n/16 for a long text */
+    if (!memchr(s, 0xC0, (size_t)n) && !memchr(s, 0xED, (size_t)n)) {
+        *v = s;
+        return TCL_OK;
+    }
     if (!scratch.s) {
         scratch.s = (Tcl_DString *)ckalloc(SCRATCH * sizeof *scratch.s);
         for (int i = 0; i < SCRATCH; i++)
