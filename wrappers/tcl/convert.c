@@ -12,6 +12,8 @@
 #include "module.h"
 
 static const Tcl_ObjType *int_type, *double_type;
+const Tcl_ObjType *mqtcl_int_type; /* (runtime.h: NULL leaves it to Tcl's calls) */
+const char *mqtcl_empty_rep;
 
 static void
 code_error(Tcl_Interp *interp, int code)
@@ -341,9 +343,19 @@ mqtcl_convert_init(void)
 {
     if (!int_type) {
         Tcl_Obj *i = Tcl_NewWideIntObj(1), *d = Tcl_NewDoubleObj(1.5);
+        Tcl_Obj *b = Tcl_NewBooleanObj(1), *e = Tcl_NewObj();
         int_type = i->typePtr;
         double_type = d->typePtr;
+        /* mqtcl_set_int's three stores are right only where a boolean is
+         * an int and an empty value shares one string (Tcl 8.6) */
+        if (b->typePtr == int_type && b->internalRep.longValue == 1 && e->bytes &&
+            !e->length && !e->typePtr) {
+            mqtcl_empty_rep = e->bytes;
+            mqtcl_int_type = int_type;
+        }
         Tcl_DecrRefCount(i);
         Tcl_DecrRefCount(d);
+        Tcl_DecrRefCount(b);
+        Tcl_DecrRefCount(e);
     }
 }
