@@ -21,6 +21,12 @@
 
 #include "module.h"
 
+/* TclOO's NRE procedure of an object command: one function for every
+ * object of every interpreter, so one process-wide copy, set before any
+ * class command is ours (and readable while the interpreter's state is
+ * already gone); atomic, as --thread's interpreters set it up at once. */
+static Tcl_ObjCmdProc *oo_nre;
+
 /* The mqlink class whose TclOO object is o, or -1. */
 static int
 class_index(mqtcl_state *st, ClientData o)
@@ -43,7 +49,7 @@ class_cmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
         Tcl_GetIndexFromObjStruct(NULL, objv[1], ctors, sizeof *ctors, "", TCL_EXACT, &i) ==
             TCL_OK)
         return ctors[i].fn(interp, objc - 2, objv + 2);
-    return st->oo_class_nre(cd, interp, objc, objv);
+    return __atomic_load_n(&oo_nre, __ATOMIC_RELAXED)(cd, interp, objc, objv);
 }
 
 int
@@ -54,9 +60,10 @@ mqtcl_class_cmd_install(Tcl_Interp *interp, mqtcl_state *st, int cls, Tcl_Object
     st->class_objs[cls] = co;
     if (!cmd || cmd->objClientData != (ClientData)co || !cmd->nreProc)
         return TCL_OK; /* not the TclOO we know: TclOO runs it all */
-    if (st->oo_class_nre && st->oo_class_nre != cmd->nreProc)
-        return TCL_OK; /* (TclOO's object command is one procedure for all) */
-    st->oo_class_nre = cmd->nreProc;
+    if (!__atomic_load_n(&oo_nre, __ATOMIC_RELAXED))
+        __atomic_store_n(&oo_nre, cmd->nreProc, __ATOMIC_RELAXED);
+    if (__atomic_load_n(&oo_nre, __ATOMIC_RELAXED) != cmd->nreProc)
+        return TCL_OK; /* not the one procedure we know: TclOO runs it all */
     cmd->nreProc = class_cmd;
     return TCL_OK;
 }

@@ -40,7 +40,6 @@ typedef struct mqtcl_state {
     Tcl_Obj *factory_class;   /* the server instances' class name (callback.c) */
     unsigned long next_id;   /* names of new objects (runtime.c) */
     Tcl_Object class_objs[MQTCL_CLASS_COUNT]; /* the classes as objects (classcmd.c) */
-    Tcl_ObjCmdProc *oo_class_nre; /* TclOO's NRE procedure of an object command */
 } mqtcl_state;
 
 mqtcl_state *mqtcl_state_of(Tcl_Interp *interp);
