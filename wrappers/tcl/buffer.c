@@ -83,7 +83,7 @@ buf_string(Tcl_Obj *o)
 
 /* The thread's last buffer value, one reference held here (a Tcl_Obj
  * belongs to the thread that made it). */
-static _Thread_local Tcl_Obj *spare;
+static MQTCL_HOT_TLS Tcl_Obj *spare;
 
 Tcl_Obj *
 mqtcl_from_BUF(MkBufferC *buf)

@@ -286,6 +286,30 @@ case "a server setup that raises: the server reports it and the link fails" {
     check {[string match "*caught 1*" $out]} "client: $out"
 }
 
+case "a class command: its ctors, TclOO's words, errors, a subclass's own" {
+    set a [MkBufferListC CreateTLS cc1]
+    check {[MkBufferListC CreateTLS cc1] eq $a} "the same tls object"
+    check {[info object class [MkBufferStreamC Create]] eq "::MkBufferStreamC"} "Create"
+    check {[info object isa class MkBufferStreamC]} "still a TclOO class by its name"
+    check {"CreateTLS" in [info object methods MkBufferStreamC]} "ctors seen by TclOO"
+    set e [raises {MkBufferStreamC CreateTLS}]
+    check {[string match "*CreateTLS*" [lindex $e 0]]} "ctor without its argument: $e"
+    set e [raises {MkBufferStreamC NoSuchCtor}]
+    check {[string match "*unknown method \"NoSuchCtor\"*" [lindex $e 0]]} "unknown: $e"
+    set s [MkBufferStreamC create ::named-stream]
+    $s WriteI32 7
+    check {$s eq "::named-stream" && [info object class $s] eq "::MkBufferStreamC"} "create: $s"
+    $s destroy
+    oo::class create SubList {superclass MkBufferListC}
+    set e [raises {SubList CreateTLS cc2}]
+    check {[string match "*unknown method*" [lindex $e 0]]} "a subclass has no ctors: $e"
+    set l [SubList new]
+    $l AppendI32 5
+    check {[$l Size] == 1} "a subclass object works"
+    $l destroy
+    SubList destroy
+}
+
 case "a configuration file read through MqConfigFileC" {
     set f [file join [expr {[info exists ::env(TMPDIR)] ? $::env(TMPDIR) : "/tmp"}] mqtcl-[pid].cfg]
     set fh [open $f w]

@@ -6,6 +6,17 @@
 
 #include "runtime.h"
 
+/* A thread-local read on every method call (runtime.c's last object and
+ * state, buffer.c's spare value).  The extension is -fPIC, so a plain one is
+ * reached through a __tls_get_addr call (global-dynamic); initial-exec makes
+ * it a load from the thread pointer.  tclsh dlopens the extension after
+ * start, so these come from glibc's static TLS surplus (512 bytes by default,
+ * shared by every dlopened library): keep them few and small (40 bytes now);
+ * a bigger one (convert.c's scratch strings) stays general-dynamic.  Should
+ * the surplus run out, `package require mqlink` fails with "cannot allocate
+ * memory in static TLS block", never silently. */
+#define MQTCL_HOT_TLS _Thread_local __attribute__((tls_model("initial-exec")))
+
 #ifndef MQTCL_VERSION
 #define MQTCL_VERSION "1.0"
 #endif
@@ -28,6 +39,7 @@ typedef struct mqtcl_state {
     Tcl_Obj *word_my;         /* "my", the setup's first word (callback.c) */
     Tcl_Obj *factory_class;   /* the server instances' class name (callback.c) */
     unsigned long next_id;   /* names of new objects (runtime.c) */
+    Tcl_Object class_objs[MQTCL_CLASS_COUNT]; /* the classes as objects (classcmd.c) */
 } mqtcl_state;
 
 mqtcl_state *mqtcl_state_of(Tcl_Interp *interp);
@@ -84,6 +96,9 @@ mqtcl_ctx_my(mqtcl_obj *self)
 {
     return self->my ? self->my : mqtcl_ctx_my_make(self);
 }
+/* classcmd.c: class cls's command (co's, a TclOO class object) runs the
+ * class's ctors itself and hands anything else to TclOO. */
+int mqtcl_class_cmd_install(Tcl_Interp *interp, mqtcl_state *st, int cls, Tcl_Object co);
 /* Set up the package in interp; idempotent. */
 int mqtcl_init_interp(Tcl_Interp *interp);
 

@@ -12,7 +12,7 @@
  * `my ReadI32` pays the resolver only on its first call in an object.
  *
  * Tcl_SetNamespaceResolvers is in Tcl's internal stub table (tclInt.h);
- * only this file includes the private headers (also for TclOO's epoch,
+ * only this file and classcmd.c include the private headers (also for TclOO's epoch,
  * mqtcl_oo_epoch, and a class's constructors, mqtcl_class_ctor_only). */
 #define HAVE_UNISTD_H 1 /* tclUnixPort.h: the system's unistd.h, not Tcl's compat one */
 #include <tclInt.h>

@@ -272,7 +272,7 @@ mqtcl_dispatch(mqtcl_obj *self, Tcl_Interp *interp, int objc, Tcl_Obj *const obj
  * subclass's objects are plain TclOO objects and keep every override. */
 
 /* The last object called (a service calls one stream many times). */
-static _Thread_local struct {
+static MQTCL_HOT_TLS struct {
     Tcl_Object o;
     mqtcl_obj *self;
 } last_obj;
@@ -614,7 +614,7 @@ static const Tcl_MethodType new_type = {
 /* The state last looked up in this thread, of an interpreter of this
  * thread (a server instance asks several times; Tcl_GetAssocData is a
  * string hash lookup). */
-static _Thread_local struct {
+static MQTCL_HOT_TLS struct {
     Tcl_Interp *interp;
     mqtcl_state *st;
 } last_state;
@@ -693,7 +693,7 @@ make_class(Tcl_Interp *interp, mqtcl_state *st, int i)
     if (!k->subclass && k->create)
         Tcl_NewInstanceMethod(interp, co, Tcl_NewStringObj("new", -1), 1, &new_type,
                               (void *)(intptr_t)i);
-    return TCL_OK;
+    return mqtcl_class_cmd_install(interp, st, i, co);
 }
 
 /* Set up the package in interp (the main one, or a --thread instance's). */

@@ -184,10 +184,29 @@ void mqtcl_buf_release(void);
 /* A scalar as the method's result.  Tcl resets the result to an unshared
  * empty value before each command, so setting that one in place saves a
  * Tcl_Obj per call (and the free of the empty one). */
+/* Tcl's integer type and the string of every new empty value (convert.c,
+ * found once): an integer result goes into the fresh empty result with
+ * three stores, what Tcl_SetWideIntObj does (TclSetLongObj) past its stub
+ * call and its checks (~25 instructions per ReadItemExists). */
+extern const Tcl_ObjType *mqtcl_int_type;
+extern const char *mqtcl_empty_rep;
+static inline int
+mqtcl_set_fresh_int(Tcl_Obj *r, Tcl_WideInt v)
+{
+    if (sizeof(long) != sizeof(Tcl_WideInt) || r->refCount > 1 || r->typePtr ||
+        r->bytes != mqtcl_empty_rep || !mqtcl_int_type)
+        return 0;
+    r->bytes = NULL;
+    r->internalRep.longValue = (long)v;
+    r->typePtr = mqtcl_int_type;
+    return 1;
+}
 static inline void
 mqtcl_set_int(Tcl_Interp *interp, Tcl_WideInt v)
 {
     Tcl_Obj *r = Tcl_GetObjResult(interp);
+    if (mqtcl_set_fresh_int(r, v))
+        return;
     if (Tcl_IsShared(r))
         Tcl_SetObjResult(interp, Tcl_NewWideIntObj(v));
     else
@@ -206,6 +225,8 @@ static inline void
 mqtcl_set_BOL(Tcl_Interp *interp, int v)
 {
     Tcl_Obj *r = Tcl_GetObjResult(interp);
+    if (mqtcl_set_fresh_int(r, v != 0)) /* Tcl 8.6's booleans are ints 0/1 */
+        return;
     if (Tcl_IsShared(r))
         Tcl_SetObjResult(interp, Tcl_NewBooleanObj(v));
     else
