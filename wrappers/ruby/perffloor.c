@@ -9,8 +9,10 @@
  *                     compiled in module PerfFloor) against a binding whose
  *                     every method does nothing (perffloor_nop.c), for
  *                     perfclient's messages (5 items; 7 for BUST and BFLT):
- *                     commands=K, the C methods it calls, and ns/command,
- *                     the time per call above floor-ruby's.
+ *                     commands=K, the calls of those no-op methods (not
+ *                     BFLT's Integer#times nor its block, which are in the
+ *                     time), and ns/command, the time per call above
+ *                     floor-ruby's.
  *   floor-ruby-child  a new server instance: a new PerfServer (the
  *                     factory's rb_class_new_instance) and its ServerSetup;
  *                     the instance is then garbage, as a deleted one is,
