@@ -49,10 +49,13 @@ wrappers/ruby/inst/perfserver.rb: $(top_srcdir)/wrappers/ruby/perfserver.rb
 	$(AM_V_GEN)$(MKDIR_P) wrappers/ruby/inst && \
 	  sed -e 's|^# @MQLINK_RUBYLIB@|$$LOAD_PATH.unshift("$(rbextdir)")|' $< > $@
 
-# The floor: C calling an empty Ruby method through the runtime's own path.
+# The floor: C calling into Ruby through the runtime's own path, the empty
+# service and perfserver.rb's (the installed one by default) over a no-op binding.
 bin_PROGRAMS += wrappers/ruby/perffloor-ruby
-wrappers_ruby_perffloor_ruby_SOURCES = wrappers/ruby/perffloor.c
-wrappers_ruby_perffloor_ruby_CPPFLAGS = $(AM_CPPFLAGS) $(RUBY_CPPFLAGS)
+wrappers_ruby_perffloor_ruby_SOURCES = wrappers/ruby/perffloor.c wrappers/ruby/perffloor_nop.c \
+	wrappers/ruby/perffloor.h
+wrappers_ruby_perffloor_ruby_CPPFLAGS = $(AM_CPPFLAGS) $(RUBY_CPPFLAGS) \
+	-DMQRB_PERFSERVER='"$(mqlinkrbdir)/perfserver.rb"'
 wrappers_ruby_perffloor_ruby_CFLAGS = $(AM_CFLAGS) -Wno-strict-prototypes -Wno-shadow
 wrappers_ruby_perffloor_ruby_LDADD = -L$(RUBY_LIBDIR) $(RUBY_LIBS)
 
@@ -66,6 +69,8 @@ CLEANFILES += $(MQRB_EXT) wrappers/ruby/gen/glue.c wrappers/ruby/inst/perfserver
 WRAPPER_RB_TESTS = wrappers/ruby/rb-buffer.sh wrappers/ruby/rb-callback.sh \
 	wrappers/ruby/rb-threads.sh wrappers/ruby/rb-configfile.sh
 WRAPPER_TESTS += $(WRAPPER_RB_TESTS)
+TESTS += wrappers/ruby/perffloor_test.sh
+dist_check_SCRIPTS += wrappers/ruby/perffloor_test.sh
 $(WRAPPER_RB_TESTS): wrappers/ruby/rb-%.sh: Makefile $(MQRB_EXT)
 	$(AM_V_GEN)$(MKDIR_P) wrappers/ruby && { echo '$(INTEROP_ENV)'; \
 	  echo 'exec $(RUBY) $(abs_top_srcdir)/wrappers/ruby/$*_test.rb'; } > $@ && chmod +x $@
