@@ -5,27 +5,7 @@
 # Prints TAP.
 package require mqlink
 
-set n 0
-set failed 0
-proc case {name body} {
-    incr ::n
-    if {[catch {uplevel 1 $body} err]} {
-        puts "not ok $::n - $name"
-        puts "#   [string range $err 0 300]"
-        incr ::failed
-    } else {
-        puts "ok $::n - $name"
-    }
-}
-proc check {cond msg} {
-    if {![uplevel 1 [list expr $cond]]} {error $msg}
-}
-proc raises {script} {
-    if {[catch {uplevel 1 $script} err opts]} {
-        return [list $err [dict get $opts -errorcode]]
-    }
-    return ""
-}
+source [file join [file dirname [info script]] taptest.tcl]
 
 case "every type at its boundaries through a stream" {
     set s [MkBufferStreamC new]
@@ -325,6 +305,4 @@ case "a configuration file read through MqConfigFileC" {
     $c Delete
 }
 
-puts "1..$n"
-puts "# $n tests, $failed failed"
-exit [expr {$failed > 0}]
+done

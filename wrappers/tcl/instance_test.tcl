@@ -5,21 +5,7 @@
 # Prints TAP.
 package require mqlink
 
-set n 0
-set failed 0
-proc case {name body} {
-    incr ::n
-    if {[catch {uplevel 1 $body} err]} {
-        puts "not ok $::n - $name"
-        puts "#   [string range $err 0 300]"
-        incr ::failed
-    } else {
-        puts "ok $::n - $name"
-    }
-}
-proc check {cond msg} {
-    if {![uplevel 1 [list expr $cond]]} {error $msg}
-}
+source [file join [file dirname [info script]] taptest.tcl]
 
 # The server: TAG_ answers how the instance was constructed and its object;
 # CTOR, MIXN and PLAIN change the class for the next instances.
@@ -112,6 +98,4 @@ case "a child after the class is plain again runs no constructor but the binding
 
 $c Delete
 file delete -force $dir
-puts "1..$n"
-puts "# $n tests, $failed failed"
-exit [expr {$failed > 0}]
+done

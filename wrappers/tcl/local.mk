@@ -6,7 +6,7 @@
 # pkgIndex.tcl itself).  The build tree has the same pair in wrappers/tcl/.
 
 EXTRA_DIST += wrappers/tcl/perfserver.tcl wrappers/tcl/pkgIndex.tcl.in \
-	wrappers/tcl/buffer_test.tcl wrappers/tcl/instance_test.tcl \
+	wrappers/tcl/buffer_test.tcl wrappers/tcl/instance_test.tcl wrappers/tcl/taptest.tcl \
 	tests/interop/tclclient.tcl tests/interop/tclserver.tcl
 
 if WITH_TCL
