@@ -567,6 +567,19 @@ child_limit(void)
     dump_log_on_failure();
 }
 
+/* A listening Unix socket at a new temporary path (path: 256 bytes) for a
+ * peer the test plays itself. */
+static int
+fake_listener(const char *stem, char *path)
+{
+    snprintf(path, 256, "%s", mqt_temp_path(stem));
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    strcpy(a.sun_path, path);
+    int l = socket(AF_UNIX, SOCK_STREAM, 0);
+    MQT_CHECK(l >= 0 && bind(l, (struct sockaddr *)&a, sizeof a) == 0 && listen(l, 1) == 0);
+    return l;
+}
+
 /* A signal every 50 ms (no SA_RESTART, as Ruby's and Python's handlers) must
  * not restart a wait's whole timeout: the handshake with a peer that never
  * answers still ends after --timeout 1.  The client runs in a child that the
@@ -581,11 +594,7 @@ static void
 silent_peer_under_signals(void)
 {
     char path[256];
-    snprintf(path, sizeof path, "%s", mqt_temp_path("silent"));
-    struct sockaddr_un a = {.sun_family = AF_UNIX};
-    strcpy(a.sun_path, path);
-    int l = socket(AF_UNIX, SOCK_STREAM, 0); /* listens, never accepts nor writes */
-    MQT_CHECK(l >= 0 && bind(l, (struct sockaddr *)&a, sizeof a) == 0 && listen(l, 1) == 0);
+    int l = fake_listener("silent", path); /* listens, never accepts nor writes */
     pid_t client = fork();
     if (client == 0) {
         struct sigaction sa = {.sa_handler = on_tick}; /* sa_flags 0: no SA_RESTART */
@@ -620,11 +629,7 @@ static void
 error_without_reason(void)
 {
     char path[256];
-    snprintf(path, sizeof path, "%s", mqt_temp_path("noreason"));
-    struct sockaddr_un a = {.sun_family = AF_UNIX};
-    strcpy(a.sun_path, path);
-    int l = socket(AF_UNIX, SOCK_STREAM, 0);
-    MQT_CHECK(l >= 0 && bind(l, (struct sockaddr *)&a, sizeof a) == 0 && listen(l, 1) == 0);
+    int l = fake_listener("noreason", path);
     pid_t peer = fork();
     if (peer == 0) { /* a server that answers every call with an empty ERROR */
         unsigned char pre[16] = {'M', 'Q', 'L', 'K', 1, 'L', 0, 0, 1}, h[32];
