@@ -1,7 +1,7 @@
 # perfclient/local.mk — the client of the performance suite and perflimit,
 # the machine-limit program behind the `L: limit` row (no mqlink inside).
 bin_PROGRAMS += perfclient/perfclient perfclient/perflimit perfclient/perfstart
-noinst_HEADERS += perfclient/perfclient.h perfclient/perflimit.h perfclient/clock.h perfclient/runs.h
+noinst_HEADERS += perfclient/perfclient.h perfclient/perflimit.h perfclient/clock.h perfclient/floor.h perfclient/runs.h
 perfclient_perfclient_SOURCES = perfclient/perfclient.c perfclient/tests.c perfclient/create.c \
 	perfclient/scaling.c
 perfclient_perfclient_LDADD = link/libmqlink.la kernel/libmkkernel.la $(THREAD_LIBS)

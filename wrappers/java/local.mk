@@ -74,7 +74,7 @@ nodist_mqlinkdata_DATA = wrappers/java/perfserver.jar
 # The floor: C calling the perfserver's empty service through JNI.
 bin_PROGRAMS += wrappers/java/perffloor-java
 wrappers_java_perffloor_java_SOURCES = wrappers/java/perffloor.c
-wrappers_java_perffloor_java_CPPFLAGS = $(AM_CPPFLAGS) $(JNI_CPPFLAGS) \
+wrappers_java_perffloor_java_CPPFLAGS = $(AM_CPPFLAGS) $(JNI_CPPFLAGS) -I$(top_srcdir)/perfclient \
 	-DMQJ_JARDIR='"$(javadir)"' -DMQJ_DATADIR='"$(mqlinkdatadir)"' -DMQJ_LIBDIR='"$(libdir)"'
 wrappers_java_perffloor_java_LDADD = -L$(JVM_LIBDIR) -ljvm
 wrappers_java_perffloor_java_LDFLAGS = -Wl,-rpath,$(JVM_LIBDIR)

@@ -9,17 +9,8 @@
  * (MQJ_JARDIR, MQJ_DATADIR) and the installed JNI library. */
 #include <jni.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
 
-static double
-now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
+#include "floor.h" /* perfclient/: floor_size, floor_done, floor_options, floor_report */
 
 static int
 fail(JNIEnv *env, const char *what)
@@ -33,20 +24,17 @@ fail(JNIEnv *env, const char *what)
 int
 main(int argc, char **argv)
 {
-    double sec = 1.0, t0, t;
-    long num = 0, n = 0;
+    floor_size z = {0, 1.0};
+    const char *unused = NULL;
+    double t0, t;
+    long n = 0;
     JavaVMOption opts[2];
     JavaVMInitArgs vmargs = {JNI_VERSION_1_8, 2, opts, JNI_FALSE};
     char cp[4096], lib[4096];
     JavaVM *vm;
     JNIEnv *env;
 
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "--sec"))
-            sec = atof(argv[i + 1]);
-        else if (!strcmp(argv[i], "--num"))
-            num = atol(argv[i + 1]);
-    }
+    floor_options(&z, argc, argv, &unused);
     snprintf(cp, sizeof cp, "-Djava.class.path=%s/mqlink.jar:%s/perfserver.jar", MQJ_JARDIR,
              MQJ_DATADIR);
     snprintf(lib, sizeof lib, "-Dmqlink.library=%s/libmqlinkjni.so", MQJ_LIBDIR);
@@ -75,16 +63,16 @@ main(int argc, char **argv)
 
     for (int i = 0; i < 200000; i++) /* warm-up: the JIT compiles the call path */
         (*env)->CallVoidMethod(env, svc, call);
-    t0 = now();
+    t0 = perf_now();
     do {
         for (int i = 0; i < 1000; i++)
             (*env)->CallVoidMethod(env, svc, call);
         n += 1000;
-        t = now();
-    } while (num ? n < num : t - t0 < sec);
+        t = perf_now() - t0;
+    } while (!floor_done(&z, n, t));
     if ((*env)->ExceptionCheck(env))
         return fail(env, "the service threw");
-    printf("floor-java ops/s=%.0f count=%ld sec=%.3f\n", n / (t - t0), n, t - t0);
+    floor_report("floor-java", t / n, n, "");
     (*vm)->DestroyJavaVM(vm);
     return 0;
 }

@@ -54,7 +54,7 @@ wrappers/ruby/inst/perfserver.rb: $(top_srcdir)/wrappers/ruby/perfserver.rb
 bin_PROGRAMS += wrappers/ruby/perffloor-ruby
 wrappers_ruby_perffloor_ruby_SOURCES = wrappers/ruby/perffloor.c wrappers/ruby/perffloor_nop.c \
 	wrappers/ruby/perffloor.h
-wrappers_ruby_perffloor_ruby_CPPFLAGS = $(AM_CPPFLAGS) $(RUBY_CPPFLAGS) \
+wrappers_ruby_perffloor_ruby_CPPFLAGS = $(AM_CPPFLAGS) $(RUBY_CPPFLAGS) -I$(top_srcdir)/perfclient \
 	-DMQRB_PERFSERVER='"$(mqlinkrbdir)/perfserver.rb"'
 wrappers_ruby_perffloor_ruby_CFLAGS = $(AM_CFLAGS) -Wno-strict-prototypes -Wno-shadow
 wrappers_ruby_perffloor_ruby_LDADD = -L$(RUBY_LIBDIR) $(RUBY_LIBS)

@@ -23,23 +23,12 @@
  *
  *   perffloor-ruby [--num N] [--sec S] [PERFSERVER.RB]   (default --sec 0.4) */
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
 
 #include "perffloor.h"
 
 #ifndef MQRB_PERFSERVER
 #define MQRB_PERFSERVER "perfserver.rb"
 #endif
-
-static double
-now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void
 report_exception(const char *what)
@@ -60,25 +49,17 @@ perffloor_measure(floor_op *op, void *arg, const floor_size *z, long *count)
     for (int i = 0; i < 10000; i++) /* warm-up: method and inline caches */
         if (!op(arg))
             return -1;
-    t0 = now();
+    t0 = perf_now();
     for (;;) {
         for (int i = 0; i < 1000; i++)
             op(arg);
         n += 1000;
-        t = now() - t0;
-        if (z->num ? n >= z->num : t >= z->sec)
+        t = perf_now() - t0;
+        if (floor_done(z, n, t))
             break;
     }
     *count = n;
     return t / n;
-}
-
-void
-perffloor_report(const char *name, double per_call, long count, const char *extra)
-{
-    printf("%s ops/s=%.0f count=%ld sec=%.3f%s\n", name, 1 / per_call, count, per_call * count,
-           extra);
-    fflush(stdout);
 }
 
 /* ------------------------------------------------------------ a service */
@@ -128,7 +109,7 @@ service_floors(VALUE server, double empty, const floor_size *z)
         }
         snprintf(name, sizeof name, "floor-ruby-%s", names[i]);
         snprintf(extra, sizeof extra, " commands=%ld ns/command=%.1f", k, (t - empty) * 1e9 / k);
-        perffloor_report(name, t, n, extra);
+        floor_report(name, t, n, extra);
     }
     return 0;
 }
@@ -171,7 +152,7 @@ child_floor(VALUE klass, const floor_size *z)
         report_exception("floor-ruby-child");
         return 1;
     }
-    perffloor_report("floor-ruby-child", t, n, "");
+    floor_report("floor-ruby-child", t, n, "");
     return 0;
 }
 
@@ -210,14 +191,7 @@ main(int argc, char **argv)
     long n;
     double t;
 
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--num") && i + 1 < argc)
-            z.num = atol(argv[++i]);
-        else if (!strcmp(argv[i], "--sec") && i + 1 < argc)
-            z.sec = atof(argv[++i]);
-        else
-            script = argv[i];
-    }
+    floor_options(&z, argc, argv, &script);
     ruby_init();
     ruby_init_loadpath();
     rb_eval_string("class PerfFloorEmpty; def NTHT; end; end");
@@ -228,7 +202,7 @@ main(int argc, char **argv)
         report_exception("NTHT");
         return 1;
     }
-    perffloor_report("floor-ruby", t, n, "");
+    floor_report("floor-ruby", t, n, "");
 
     perffloor_define_nops();
     klass = rb_protect(load_server, rb_str_new_cstr(script), &state);

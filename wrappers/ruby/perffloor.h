@@ -6,18 +6,13 @@
 
 #include <ruby.h>
 
-/* --num N calls, or as many as --sec S seconds take */
-typedef struct {
-    long num;
-    double sec;
-} floor_size;
+#include "floor.h" /* perfclient/: floor_size, floor_done, floor_options, floor_report */
 
 /* One operation into Ruby: 0 when it raised (the exception is reported). */
 typedef int floor_op(void *arg);
 
 /* Seconds per operation after a warm-up, -1 when it raised; count: how many. */
 double perffloor_measure(floor_op *op, void *arg, const floor_size *z, long *count);
-void perffloor_report(const char *name, double per_call, long count, const char *extra);
 
 /* Module PerfFloor: MqContextC, MkBufferStreamC and MkBufferListC whose
  * methods are the ones perfserver.rb calls, each a C function that does

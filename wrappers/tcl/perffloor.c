@@ -18,9 +18,6 @@
  *   perffloor-tcl [--num N] [--sec S] [PERFSERVER.TCL]
  * prints `NAME ops/s=X count=N sec=S ...` like perfclient, one line each. */
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
 
 #include "perffloor.h"
 
@@ -30,14 +27,6 @@
 #ifndef MQTCL_LIBDIR
 #define MQTCL_LIBDIR ""
 #endif
-
-static double
-now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 int
 perffloor_fail(Tcl_Interp *interp, const char *what)
@@ -56,25 +45,17 @@ perffloor_measure(Tcl_Interp *interp, floor_op *op, void *arg, const floor_size 
     for (int i = 0; i < 1000; i++) /* warm-up: call chains and lookups cached */
         if (op(interp, arg) != TCL_OK)
             return -1;
-    t0 = now();
+    t0 = perf_now();
     for (;;) {
         for (int i = 0; i < 1000; i++)
             op(interp, arg);
         n += 1000;
-        t = now() - t0;
-        if (z->sec > 0 ? t >= z->sec : n >= z->num)
+        t = perf_now() - t0;
+        if (floor_done(z, n, t))
             break;
     }
     *count = n;
     return t / n;
-}
-
-void
-perffloor_report(const char *name, double per_call, long count, const char *extra)
-{
-    printf("%s ops/s=%.0f count=%ld sec=%.3f%s\n", name, 1 / per_call, count, per_call * count,
-           extra);
-    fflush(stdout);
 }
 
 /* A command prepared once, run with Tcl_EvalObjv at global level. */
@@ -120,7 +101,7 @@ commands_floors(Tcl_Interp *interp, double empty, const floor_size *z)
             return perffloor_fail(interp, s->name);
         snprintf(name, sizeof name, "floor-tcl-%s", s->name);
         snprintf(extra, sizeof extra, " commands=%d ns/command=%.1f", k, (t - empty) * 1e9 / k);
-        perffloor_report(name, t, n, extra);
+        floor_report(name, t, n, extra);
     }
     return 0;
 }
@@ -158,14 +139,7 @@ main(int argc, char **argv)
     long n;
     double t;
 
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--num") && i + 1 < argc)
-            z.num = atol(argv[++i]);
-        else if (!strcmp(argv[i], "--sec") && i + 1 < argc)
-            z.sec = atof(argv[++i]);
-        else
-            script = argv[i];
-    }
+    floor_options(&z, argc, argv, &script);
     Tcl_FindExecutable(argv[0]);
     interp = Tcl_CreateInterp();
     if (Tcl_Init(interp) != TCL_OK)
@@ -177,7 +151,7 @@ main(int argc, char **argv)
         return perffloor_fail(interp, "PerfServer");
     if ((t = perffloor_measure(interp, eval_prepared, &ntht, &z, &n)) < 0)
         return perffloor_fail(interp, "NTHT");
-    perffloor_report("floor-tcl", t, n, "");
+    floor_report("floor-tcl", t, n, "");
     Tcl_CreateObjCommand(interp, "::nop", nop, NULL, NULL);
     if (perffloor_define(interp) != TCL_OK)
         return perffloor_fail(interp, "the floor's classes");

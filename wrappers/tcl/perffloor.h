@@ -5,11 +5,7 @@
 
 #include <tcl.h>
 
-/* How long each figure runs: sec seconds, else num calls. */
-typedef struct {
-    long num;
-    double sec;
-} floor_size;
+#include "floor.h" /* perfclient/: floor_size, floor_done, floor_options, floor_report */
 
 /* One call: TCL_OK or TCL_ERROR with the message in interp. */
 typedef int floor_op(Tcl_Interp *interp, void *arg);
@@ -18,8 +14,6 @@ typedef int floor_op(Tcl_Interp *interp, void *arg);
  * a warm-up call failed. */
 double perffloor_measure(Tcl_Interp *interp, floor_op *op, void *arg, const floor_size *z,
                          long *count);
-/* `NAME ops/s=X count=N sec=S EXTRA` on stdout. */
-void perffloor_report(const char *name, double per_call, long count, const char *extra);
 /* The message on stderr; returns 1 (main's exit status). */
 int perffloor_fail(Tcl_Interp *interp, const char *what);
 

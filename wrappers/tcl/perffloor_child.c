@@ -79,6 +79,6 @@ perffloor_child(Tcl_Interp *interp, const floor_size *z)
     Tcl_IncrRefCount(c.objv[1]);
     if ((t = perffloor_measure(interp, new_instance, &c, z, &n)) < 0)
         return perffloor_fail(interp, "floor-tcl-child");
-    perffloor_report("floor-tcl-child", t, n, "");
+    floor_report("floor-tcl-child", t, n, "");
     return 0;
 }
