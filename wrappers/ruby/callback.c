@@ -50,10 +50,11 @@ void mqrb_ctx_destroyed_locked(MqContextC *ctx, void *data);
 enum { CB_NAME, CB_BOUND, CB_PROC, CB_METHOD, CB_CALL };
 
 typedef struct {
-    mqrb_keep keep; /* holds callable */
+    mqrb_keep keep; /* holds callable (not linked for a shared one) */
     VALUE recv;     /* CB_BOUND: the context the Method is bound to */
     ID mid;         /* CB_NAME, CB_BOUND: the method called */
     int kind, nargs, scope;
+    int shared; /* one of named_cb's: never freed */
 } mqrb_cb;
 
 static ID id_call;
@@ -64,6 +65,17 @@ static ID id_call;
 enum { SPARE_CBS = 64 };
 static mqrb_cb *spare_cb[SPARE_CBS];
 static int spare_cbs;
+
+/* A registration by a method name that is a static Symbol (a literal
+ * :NAME) holds nothing the GC could take: such a Symbol lives as long as
+ * the process, and the call goes to whichever context the library names.
+ * So one registration per Symbol and scope serves every context, and the
+ * setup of each server instance (the same ServiceCreate calls every time)
+ * allocates, keeps and frees nothing.  A Symbol that finds no free slot
+ * among its PROBE, and any other name, gets a registration of its own. */
+enum { NAMED_SLOTS = 128, PROBE = 8 };
+static mqrb_cb *named_cb[NAMED_SLOTS];
+static unsigned long registrations_made; /* for the tests */
 
 /* ------------------------------------------------------------------- fork */
 
@@ -246,6 +258,14 @@ gvl_kept(VALUE self)
     return ULONG2NUM(kept);
 }
 
+/* Mqlink.registrations_made (private, for the tests): registrations made
+ * since the start, a shared one counted once. */
+static VALUE
+registrations(VALUE self)
+{
+    return ULONG2NUM(registrations_made);
+}
+
 static void
 postponed_noop(void *unused)
 {
@@ -421,6 +441,33 @@ mqrb_cb_call(MqContextC *ctx, void *data)
     return a.rc;
 }
 
+/* The shared registration for sym and scope, made at its first use; NULL
+ * when its slots are taken by other names. */
+static mqrb_cb *
+named(VALUE sym, int scope)
+{
+    unsigned h = (unsigned)(sym >> 8) * 2u + (unsigned)scope; /* the low bits: flags */
+    for (unsigned i = 0; i < PROBE; i++) {
+        mqrb_cb **slot = &named_cb[(h + i) % NAMED_SLOTS], *cb = *slot;
+        if (cb && cb->keep.value == sym && cb->scope == scope)
+            return cb;
+        if (!cb) {
+            ID mid = rb_to_id(sym);
+            if (!(cb = calloc(1, sizeof *cb)))
+                rb_memerror();
+            cb->kind = CB_NAME;
+            cb->mid = mid;
+            cb->scope = scope;
+            cb->keep.value = sym; /* the key; not on the keep list */
+            cb->recv = Qnil;
+            cb->shared = 1;
+            registrations_made++;
+            return *slot = cb;
+        }
+    }
+    return NULL;
+}
+
 void *
 mqrb_cb_new(VALUE self, VALUE callable, int scope, const char *fn)
 {
@@ -429,7 +476,9 @@ mqrb_cb_new(VALUE self, VALUE callable, int scope, const char *fn)
     VALUE recv = Qnil;
     ID mid = 0;
 
-    if (RB_SYMBOL_P(callable) || RB_TYPE_P(callable, T_STRING)) {
+    if (RB_STATIC_SYM_P(callable) && (cb = named(callable, scope))) {
+        return cb;
+    } else if (RB_SYMBOL_P(callable) || RB_TYPE_P(callable, T_STRING)) {
         kind = CB_NAME;
         mid = rb_to_id(callable);
     } else if (rb_obj_is_proc(callable)) {
@@ -461,6 +510,8 @@ mqrb_cb_new(VALUE self, VALUE callable, int scope, const char *fn)
     cb->recv = recv;
     cb->mid = mid;
     cb->scope = scope;
+    cb->shared = 0;
+    registrations_made++;
     mqrb_keep_add(&cb->keep, callable);
     return cb;
 }
@@ -480,7 +531,9 @@ cb_free_locked(void *p)
 void
 mqrb_cb_free(void *data)
 {
-    if (data && !with_gvl(cb_free_locked, data, NULL))
+    if (!data || ((mqrb_cb *)data)->shared)
+        return;
+    if (!with_gvl(cb_free_locked, data, NULL))
         free(data);
 }
 
@@ -631,6 +684,7 @@ mqrb_callback_init(VALUE module)
     rb_eval_string(ruby_fork_src);
     rb_define_module_function(module, "gvl_releases", gvl_releases, 0);
     rb_define_private_method(rb_singleton_class(module), "gvl_kept", gvl_kept, 0);
+    rb_define_private_method(rb_singleton_class(module), "registrations_made", registrations, 0);
     rb_define_private_method(rb_singleton_class(module), "postponed_job_then", postponed_job_then, -1);
     MqSetBlockingCall(blocking_call);
 }

@@ -165,6 +165,42 @@ test "a deleted context's wrapper is freed in the sweep and still raises as a de
   end
 end
 
+test "a method name given as a literal Symbol is registered once for every context" do
+  made = -> { Mqlink.__send__(:registrations_made) }
+  first = MqContextC.new
+  first.ServiceCreate("SHRD", :shared_service)
+  n = made.()
+  20.times do
+    x = MqContextC.new
+    x.ServiceCreate("SHRD", :shared_service)
+    x.ServiceCreate("SHR2", :shared_service)
+    x.Delete
+  end
+  check made.() == n, "#{made.() - n} registrations made for 40 ServiceCreate calls"
+  first.Delete # the shared registration stays for the next context
+  y = MqContextC.new
+  y.ServiceCreate("SHRD", :shared_service)
+  check made.() == n, "a deleted context took its shared registration along"
+  y.Delete
+  5.times { z = MqContextC.new; z.ServiceCreate("PROC", proc { }); z.Delete }
+  check made.() == n + 5, "a Proc is registered for each call (the registration keeps it)"
+end
+
+test "a deleted context's struct serves the next context" do
+  spare = -> { Mqlink.__send__(:context_structs_spare) }
+  x = MqContextC.new
+  x.Delete
+  x = nil
+  GC.start
+  n = spare.()
+  check n > 0, "the swept wrapper's struct waits for the next"
+  y = MqContextC.new
+  check spare.() == n - 1, "#{n} -> #{spare.()}"
+  y.ConfigSetName("reused")
+  check y.ConfigGetName() == "reused"
+  y.Delete
+end
+
 test "--thread is refused with MkExceptionC, nothing started" do
   s = MqContextC.new
   e = raises(MkExceptionC) { s.LinkCreate(["--uds", "--file", "/tmp/mqrb-no", "--thread"]) }

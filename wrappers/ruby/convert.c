@@ -247,15 +247,9 @@ mqrb_from_CTX(MqContextC *ctx)
 /* ---------------------------------------------------------------- arguments */
 
 void
-mqrb_args(int argc, const VALUE *argv, int nreq, int nmax, int cb, VALUE *out)
+mqrb_args_slow(int argc, const VALUE *argv, int nreq, int nmax, int cb, VALUE *out)
 {
     int blk, j = 0;
-    /* every input given (ServiceCreate in each instance's setup): only
-     * a block, which would be one input too many, needs a look */
-    if (argc == nmax && (cb < 0 || !rb_block_given_p())) {
-        memcpy(out, argv, (size_t)nmax * sizeof *out);
-        return;
-    }
     blk = cb >= 0 && rb_block_given_p();
     rb_check_arity(argc, nreq - blk, nmax - blk);
     for (int i = 0; i < nmax; i++) {

@@ -167,6 +167,42 @@ mqrb_view_end(VALUE self)
 
 void mqrb_ctx_destroyed_cb(MqContextC *ctx, void *data);
 
+/* The structs of context wrappers, recycled: a server serves each child and
+ * each parent with a new wrapper, whose struct through ruby_xcalloc and
+ * xfree costs ~490 instructions.  Used with the GVL held (allocation, and
+ * the sweep and finalizers that free).  A wrapper points at no_ctx until
+ * it has a struct of its own, so one whose struct could not be allocated
+ * is a deleted context, not a NULL one. */
+enum { SPARE_CTXS = 1024 };
+static mqrb_ctx *spare_ctx[SPARE_CTXS];
+static int spare_ctxs;
+static mqrb_ctx no_ctx;
+
+static void
+ctx_struct_free(mqrb_ctx *o)
+{
+    if (o == &no_ctx)
+        return;
+    if (spare_ctxs < SPARE_CTXS)
+        spare_ctx[spare_ctxs++] = o;
+    else
+        free(o);
+}
+
+/* A new wrapper of klass with an empty struct (the object first: its
+ * allocation may sweep, which refills the list). */
+static VALUE
+ctx_wrap(VALUE klass, mqrb_ctx **op)
+{
+    VALUE self = TypedData_Wrap_Struct(klass, &mqrb_ctx_type, &no_ctx);
+    mqrb_ctx *o = spare_ctxs ? spare_ctx[--spare_ctxs] : malloc(sizeof *o);
+    if (!o)
+        rb_memerror();
+    memset(o, 0, sizeof *o);
+    RTYPEDDATA_DATA(self) = *op = o;
+    return self;
+}
+
 /* The GC collects the wrapper of a context nobody deleted: delete it now,
  * without telling the (dead) wrapper.  A library-owned instance is never
  * collected while the library holds it (keep list). */
@@ -179,7 +215,7 @@ ctx_free(void *p)
         MqContextSetUserData(o->obj, NULL);
         MqContextDelete(o->obj);
     }
-    xfree(o);
+    ctx_struct_free(o);
 }
 
 static size_t
@@ -194,13 +230,19 @@ ctx_size(const void *p)
 const rb_data_type_t mqrb_ctx_type = {
     "Mqlink::MqContextC", {ctx_mark, ctx_free, ctx_size}, NULL, NULL, 0};
 
+static void
+ctx_deleted_free(void *p)
+{
+    ctx_struct_free(p);
+}
+
 /* The type of a wrapper whose context was deleted: only its struct is left
  * to free, which the sweep does at once; a deferred finalizer costs ~330
  * instructions, once per child and per parent instance a server serves.
  * Its parent is the context type, so every check still takes it for a
  * context (and raises that it was deleted). */
 static const rb_data_type_t ctx_deleted_type = {
-    "Mqlink::MqContextC", {ctx_mark, RUBY_TYPED_DEFAULT_FREE, ctx_size}, &mqrb_ctx_type, NULL,
+    "Mqlink::MqContextC", {ctx_mark, ctx_deleted_free, ctx_size}, &mqrb_ctx_type, NULL,
     RUBY_TYPED_FREE_IMMEDIATELY};
 
 /* Runs at the start of MqContextDelete, whoever calls it, with the GVL
@@ -230,7 +272,7 @@ static VALUE
 ctx_alloc(VALUE klass)
 {
     mqrb_ctx *o;
-    VALUE self = TypedData_Make_Struct(klass, mqrb_ctx, &mqrb_ctx_type, o);
+    VALUE self = ctx_wrap(klass, &o);
     MqContextC *ctx = MqContextCreate();
     if (!ctx)
         rb_memerror();
@@ -245,7 +287,7 @@ mqrb_ctx_new(VALUE klass, MqContextC *ctx)
     VALUE self;
     if (!ctx)
         rb_memerror();
-    self = TypedData_Make_Struct(klass, mqrb_ctx, &mqrb_ctx_type, o);
+    self = ctx_wrap(klass, &o);
     ctx_attach(o, self, ctx);
     return self;
 }
@@ -330,6 +372,14 @@ exc_initialize(int argc, VALUE *argv, VALUE self)
     return self;
 }
 
+/* Mqlink.context_structs_spare (private, for the tests): the structs of
+ * context wrappers waiting for the next wrapper. */
+static VALUE
+context_structs_spare(VALUE self)
+{
+    return INT2FIX(spare_ctxs);
+}
+
 /* Mqlink.freed_in_sweep(obj) (private, for the tests): whether the GC frees
  * obj in its sweep, without a deferred finalizer. */
 static VALUE
@@ -366,6 +416,8 @@ Init_mqlink(void)
                      mqrb_rt_MqContextC_ConfigSetServerSetup, -1);
     rb_define_private_method(rb_singleton_class(mqrb_mMqlink), "freed_in_sweep", freed_in_sweep,
                              1);
+    rb_define_private_method(rb_singleton_class(mqrb_mMqlink), "context_structs_spare",
+                             context_structs_spare, 0);
 
     /* The keep list is marked through one object the VM never frees. */
     keep = TypedData_Wrap_Struct(rb_cObject, &keep_type, &keep_head);

@@ -265,7 +265,19 @@ void mqrb_cb_free(void *data);
  * out[0..nmax): a missing optional input is Qundef; with a block, the
  * callback input (index cb, -1 for none) is the block and the others move
  * up.  Raises ArgumentError for a wrong count. */
-void mqrb_args(int argc, const VALUE *argv, int nreq, int nmax, int cb, VALUE *out);
+void mqrb_args_slow(int argc, const VALUE *argv, int nreq, int nmax, int cb, VALUE *out);
+static inline void
+mqrb_args(int argc, const VALUE *argv, int nreq, int nmax, int cb, VALUE *out)
+{
+    /* every input given (ServiceCreate in each instance's setup): only a
+     * block, which would be one input too many, needs a look */
+    if (argc == nmax && (cb < 0 || !rb_block_given_p())) {
+        for (int i = 0; i < nmax; i++)
+            out[i] = argv[i];
+        return;
+    }
+    mqrb_args_slow(argc, argv, nreq, nmax, cb, out);
+}
 
 /* Hand-written methods named in the description. */
 VALUE mqrb_rt_MqContextC_ConfigSetServerSetup(int argc, VALUE *argv, VALUE self);
