@@ -169,6 +169,31 @@ test "a deleted object raises MkExceptionC instead of touching freed memory" do
   raises(TypeError) { l.AppendBUF("not a buffer") }
 end
 
+test "a subclass's object, one with a singleton class and a deleted one take the checked path" do
+  sub_buf = Class.new(MkBufferC)
+  sub_stream = Class.new(MkBufferStreamC)
+  b = sub_buf.new
+  b.SetI32(5)
+  s = sub_stream.new
+  s.WriteBUF(b)
+  odd = MkBufferC.new
+  odd.SetSTR("odd")
+  odd.extend(Module.new) # a singleton class: no longer exactly MkBufferC
+  s.WriteBUF(odd)
+  s.PosToStart
+  check s.ReadI32 == 5 && s.ReadSTR == "odd"
+  l = MkBufferListC.new
+  l.AppendBUF(b)
+  check l.IndexGet(0).GetI32 == 5
+  e = raises(TypeError) { l.AppendBUF(MkBufferStreamC.new) }
+  check e.message == "AppendBUF: expected MkBufferC, got Mqlink::MkBufferStreamC", e.message
+  e = raises(TypeError) { MkBufferStreamC.instance_method(:WriteI32).bind_call(b, 1) }
+  check e.message.include?("MkBufferStreamC"), e.message
+  s.Delete
+  e = raises(MkExceptionC) { s.WriteI32(1) }
+  check e.message == "WriteI32: the object was deleted", e.message
+end
+
 test "module functions and constants" do
   check MkTypeName(MK_TYPE_STR) == "STR"
   check Mqlink::MQ_WAIT_FOREVER == 2 && Mqlink::MK_ERR_USER == 1000

@@ -50,6 +50,17 @@ mqrb_typed(VALUE v, const rb_data_type_t *type)
         return RTYPEDDATA_DATA(v);
     return rb_check_typeddata(v, type);
 }
+/* mqrb_typed for a plain class, whose type holds the address of its class
+ * (data): only the class's allocator and the glue make objects of exactly
+ * that class, all wrappers of that type, so one compare of the class
+ * stands for the three of the type.  A subclass takes mqrb_typed. */
+static inline void *
+mqrb_plain_typed(VALUE v, const rb_data_type_t *type)
+{
+    if (!RB_SPECIAL_CONST_P(v) && RBASIC_CLASS(v) == *(const VALUE *)type->data)
+        return RTYPEDDATA_DATA(v);
+    return mqrb_typed(v, type);
+}
 /* A new Ruby object of klass wrapping obj, which it frees when owned
  * (NULL raises NoMemoryError). */
 VALUE mqrb_plain_wrap(VALUE klass, const rb_data_type_t *type, void *obj, int owned);
@@ -61,7 +72,7 @@ VALUE mqrb_plain_wrap_tls(VALUE klass, const rb_data_type_t *type, void *obj);
 static inline void *
 mqrb_plain_get(VALUE self, const rb_data_type_t *type, const char *fn)
 {
-    void *obj = mqrb_untag(mqrb_typed(self, type));
+    void *obj = mqrb_untag(mqrb_plain_typed(self, type));
     void *mqrb_deleted_ptr(VALUE self, const char *fn);
     return obj ? obj : mqrb_deleted_ptr(self, fn);
 }
@@ -170,8 +181,7 @@ MkBufferC *mqrb_to_BUF_slow(VALUE v, const char *fn);
 static inline MkBufferC *
 mqrb_to_BUF(VALUE v, const char *fn)
 {
-    if (!RB_SPECIAL_CONST_P(v) && RB_BUILTIN_TYPE(v) == RUBY_T_DATA && RTYPEDDATA_P(v) &&
-        RTYPEDDATA_TYPE(v) == &mqrb_MkBufferC_type) {
+    if (!RB_SPECIAL_CONST_P(v) && RBASIC_CLASS(v) == mqrb_cMkBufferC) { /* see mqrb_plain_typed */
         MkBufferC *buf = mqrb_untag(RTYPEDDATA_DATA(v));
         if (buf)
             return buf;

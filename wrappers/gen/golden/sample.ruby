@@ -95,9 +95,10 @@ MkBufferC_free(void *p)
 
 /* WB_PROTECTED: the object holds no Ruby reference, so there is no
  * write to guard, and Ruby makes it on its fast path (an unprotected
- * object takes the VM lock at each allocation). */
+ * object takes the VM lock at each allocation).  data: the class, for
+ * the runtime's exact-class test (mqrb_plain_typed). */
 const rb_data_type_t mqrb_MkBufferC_type = {
-    "Mqlink::MkBufferC", {NULL, MkBufferC_free, NULL}, NULL, NULL,
+    "Mqlink::MkBufferC", {NULL, MkBufferC_free, NULL}, NULL, (void *)&mqrb_cMkBufferC,
     RUBY_TYPED_FREE_IMMEDIATELY | RUBY_TYPED_WB_PROTECTED};
 
 static VALUE
@@ -238,9 +239,10 @@ MkBufferListC_free(void *p)
 
 /* WB_PROTECTED: the object holds no Ruby reference, so there is no
  * write to guard, and Ruby makes it on its fast path (an unprotected
- * object takes the VM lock at each allocation). */
+ * object takes the VM lock at each allocation).  data: the class, for
+ * the runtime's exact-class test (mqrb_plain_typed). */
 const rb_data_type_t mqrb_MkBufferListC_type = {
-    "Mqlink::MkBufferListC", {NULL, MkBufferListC_free, NULL}, NULL, NULL,
+    "Mqlink::MkBufferListC", {NULL, MkBufferListC_free, NULL}, NULL, (void *)&mqrb_cMkBufferListC,
     RUBY_TYPED_FREE_IMMEDIATELY | RUBY_TYPED_WB_PROTECTED};
 
 static VALUE
@@ -319,9 +321,10 @@ MkBufferStreamC_free(void *p)
 
 /* WB_PROTECTED: the object holds no Ruby reference, so there is no
  * write to guard, and Ruby makes it on its fast path (an unprotected
- * object takes the VM lock at each allocation). */
+ * object takes the VM lock at each allocation).  data: the class, for
+ * the runtime's exact-class test (mqrb_plain_typed). */
 const rb_data_type_t mqrb_MkBufferStreamC_type = {
-    "Mqlink::MkBufferStreamC", {NULL, MkBufferStreamC_free, NULL}, NULL, NULL,
+    "Mqlink::MkBufferStreamC", {NULL, MkBufferStreamC_free, NULL}, NULL, (void *)&mqrb_cMkBufferStreamC,
     RUBY_TYPED_FREE_IMMEDIATELY | RUBY_TYPED_WB_PROTECTED};
 
 static VALUE
@@ -388,9 +391,10 @@ MqConfigFileC_free(void *p)
 
 /* WB_PROTECTED: the object holds no Ruby reference, so there is no
  * write to guard, and Ruby makes it on its fast path (an unprotected
- * object takes the VM lock at each allocation). */
+ * object takes the VM lock at each allocation).  data: the class, for
+ * the runtime's exact-class test (mqrb_plain_typed). */
 const rb_data_type_t mqrb_MqConfigFileC_type = {
-    "Mqlink::MqConfigFileC", {NULL, MqConfigFileC_free, NULL}, NULL, NULL,
+    "Mqlink::MqConfigFileC", {NULL, MqConfigFileC_free, NULL}, NULL, (void *)&mqrb_cMqConfigFileC,
     RUBY_TYPED_FREE_IMMEDIATELY | RUBY_TYPED_WB_PROTECTED};
 
 static VALUE

@@ -219,9 +219,11 @@ def plain_type(out, k):
         "",
         "/* WB_PROTECTED: the object holds no Ruby reference, so there is no",
         " * write to guard, and Ruby makes it on its fast path (an unprotected",
-        " * object takes the VM lock at each allocation). */",
+        " * object takes the VM lock at each allocation).  data: the class, for",
+        " * the runtime's exact-class test (mqrb_plain_typed). */",
         "const rb_data_type_t mqrb_%s_type = {" % k.name,
-        '    "Mqlink::%s", {NULL, %s_free, NULL}, NULL, NULL,' % (k.name, k.name),
+        '    "Mqlink::%s", {NULL, %s_free, NULL}, NULL, (void *)&mqrb_c%s,' % (
+            k.name, k.name, k.name),
         "    RUBY_TYPED_FREE_IMMEDIATELY | RUBY_TYPED_WB_PROTECTED};",
         "",
         "static VALUE",
