@@ -86,7 +86,7 @@ mqrb_plain_wrap_tls(VALUE klass, const rb_data_type_t *type, void *obj)
     if (!obj)
         rb_memerror();
     if (w && tls_wrappers[i].obj == obj && RTYPEDDATA_TYPE(w) == type &&
-        rb_obj_class(w) == klass) {
+        (RBASIC_CLASS(w) == klass || rb_obj_class(w) == klass)) { /* no singleton: no call */
         /* after a Delete too: the object is still the thread's */
         RTYPEDDATA_DATA(w) = (void *)((uintptr_t)obj | MQRB_BORROWED);
         return w;
@@ -140,15 +140,11 @@ ctx_mark(void *p)
 }
 
 VALUE
-mqrb_view(VALUE self, MkBufferC *buf)
+mqrb_view_first(VALUE self, MkBufferC *buf)
 {
     mqrb_ctx *o = RTYPEDDATA_DATA(self);
     void *p = (void *)((uintptr_t)buf | MQRB_VIEW);
-    if (!o->view)
-        o->view = TypedData_Wrap_Struct(mqrb_cMkBufferC, &mqrb_MkBufferC_type, p);
-    else
-        RTYPEDDATA_DATA(o->view) = p;
-    return o->view;
+    return o->view = TypedData_Wrap_Struct(mqrb_cMkBufferC, &mqrb_MkBufferC_type, p);
 }
 
 static void

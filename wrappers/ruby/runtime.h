@@ -108,7 +108,16 @@ typedef struct {
  * callback returns, before each blocking call on the context (the event
  * loop replaces the read message) and when the context is deleted, so a
  * kept view never reaches freed memory. */
-VALUE mqrb_view(VALUE self, MkBufferC *buf);
+VALUE mqrb_view_first(VALUE self, MkBufferC *buf);
+static inline VALUE
+mqrb_view(VALUE self, MkBufferC *buf)
+{
+    mqrb_ctx *o = RTYPEDDATA_DATA(self);
+    if (!o->view)
+        return mqrb_view_first(self, buf); /* makes the buffer */
+    RTYPEDDATA_DATA(o->view) = (void *)((uintptr_t)buf | MQRB_VIEW);
+    return o->view;
+}
 void mqrb_view_end(VALUE self);
 
 extern const rb_data_type_t mqrb_ctx_type;
