@@ -9,7 +9,8 @@
 #include "runtime.h"
 
 static rb_encoding *utf8;
-static int utf8_index, ascii_index;
+static int utf8_index;
+int mqrb_utf8_index, mqrb_ascii_index;
 static void listener(mqrb_argv *a, const char *fn);
 static VALUE argv0; /* $PROGRAM_NAME as the C argv[0], frozen */
 
@@ -17,8 +18,8 @@ void
 mqrb_convert_init(void)
 {
     utf8 = rb_utf8_encoding();
-    utf8_index = rb_utf8_encindex();
-    ascii_index = rb_usascii_encindex();
+    utf8_index = mqrb_utf8_index = rb_utf8_encindex();
+    mqrb_ascii_index = rb_usascii_encindex();
 }
 
 void
@@ -107,20 +108,9 @@ mqrb_to_STR(VALUE v, volatile VALUE *keep, const char *fn)
 }
 
 const char *
-mqrb_to_TOKEN(VALUE v, volatile VALUE *keep, const char *fn)
+mqrb_to_TOKEN_slow(VALUE v, volatile VALUE *keep, const char *fn)
 {
-    const char *s;
-    /* every server instance's setup registers its services: a UTF-8 or
-     * US-ASCII String of 4 bytes, none NUL, needs no conversion */
-    if (RB_TYPE_P(v, T_STRING) && RSTRING_LEN(v) == 4 &&
-        (RB_ENCODING_GET_INLINED(v) == utf8_index || RB_ENCODING_GET_INLINED(v) == ascii_index)) {
-        s = RSTRING_PTR(v);
-        if (s[0] && s[1] && s[2] && s[3]) {
-            *keep = v;
-            return s;
-        }
-    }
-    s = mqrb_to_STR(v, keep, fn);
+    const char *s = mqrb_to_STR(v, keep, fn);
     if (strlen(s) != 4)
         rb_raise(rb_eArgError, "%s: token %" PRIsVALUE " is not 4 characters", fn, rb_inspect(v));
     return s;

@@ -181,7 +181,23 @@ MkTypeE mqrb_to_TYPE(VALUE v, const char *fn);
  * borrowed from *keep, which the caller keeps alive (RB_GC_GUARD). */
 const char *mqrb_to_STR(VALUE v, volatile VALUE *keep, const char *fn);
 /* A String of exactly 4 bytes. */
-const char *mqrb_to_TOKEN(VALUE v, volatile VALUE *keep, const char *fn);
+extern int mqrb_utf8_index, mqrb_ascii_index;
+const char *mqrb_to_TOKEN_slow(VALUE v, volatile VALUE *keep, const char *fn);
+static inline const char *
+mqrb_to_TOKEN(VALUE v, volatile VALUE *keep, const char *fn)
+{
+    /* every server instance's setup registers its services: a UTF-8 or
+     * US-ASCII String of 4 bytes, none NUL, needs no conversion */
+    if (RB_TYPE_P(v, T_STRING) && RSTRING_LEN(v) == 4) {
+        int e = RB_ENCODING_GET_INLINED(v);
+        const char *s = RSTRING_PTR(v);
+        if ((e == mqrb_utf8_index || e == mqrb_ascii_index) && s[0] && s[1] && s[2] && s[3]) {
+            *keep = v;
+            return s;
+        }
+    }
+    return mqrb_to_TOKEN_slow(v, keep, fn);
+}
 /* The bytes of a String (any encoding), borrowed from v. */
 const void *mqrb_to_BIN(VALUE v, size_t *size, const char *fn);
 /* An MkBufferC's C buffer: inline for a live MkBufferC, the slow path for
