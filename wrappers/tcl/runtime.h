@@ -145,8 +145,19 @@ mqtcl_to_BIN(Tcl_Interp *interp, Tcl_Obj *o, const void **data, size_t *size, co
     *size = (size_t)n;
     return TCL_OK;
 }
-/* A buffer value (ReadBUF's result) or an MkBufferC object. */
-int mqtcl_to_BUF(Tcl_Interp *interp, Tcl_Obj *o, MkBufferC **v, const char *fn);
+/* A buffer value (ReadBUF's result) or an MkBufferC object.  The value,
+ * what a service passes on (`$bus WriteBUF [my ReadBUF]`), inline: a type
+ * check and a load; an object's name goes through its lookup. */
+extern const Tcl_ObjType mqtcl_buf_type;
+int mqtcl_to_BUF_object(Tcl_Interp *interp, Tcl_Obj *o, MkBufferC **v, const char *fn);
+static inline int
+mqtcl_to_BUF(Tcl_Interp *interp, Tcl_Obj *o, MkBufferC **v, const char *fn)
+{
+    if (o->typePtr != &mqtcl_buf_type)
+        return mqtcl_to_BUF_object(interp, o, v, fn);
+    *v = (MkBufferC *)o->internalRep.twoPtrValue.ptr1;
+    return TCL_OK;
+}
 /* An MqContextC object (of any subclass). */
 int mqtcl_to_CTX(Tcl_Interp *interp, Tcl_Obj *o, MqContextC **v, const char *fn);
 /* A list of words as a C argv (argv[0] = the program); mqtcl_argv_free it.
