@@ -325,8 +325,9 @@ object_cmd_create(Tcl_Interp *interp, mqtcl_obj *self, unsigned long id)
     return TCL_OK;
 }
 
-/* The class mqtcl_new_object_of is instantiating (NULL: unknown). */
-static _Thread_local Tcl_Class pending_class;
+/* The class mqtcl_new_object_of is instantiating (NULL: unknown).  This
+ * and pending below are read a few times per new server instance. */
+static MQTCL_HOT_TLS Tcl_Class pending_class;
 
 /* The class of o (made by TclOO's own `new` or `create`), or NULL with the
  * message in interp. */
@@ -402,7 +403,7 @@ install_my(Tcl_Interp *interp, mqtcl_state *st, mqtcl_obj *self)
 /* ------------------------------------------------------------- objects */
 
 /* What the next constructor adopts instead of creating a C object. */
-static _Thread_local struct {
+static MQTCL_HOT_TLS struct {
     void *c;
     int owned;
 } pending;
@@ -632,12 +633,12 @@ state_free(ClientData cd, Tcl_Interp *interp)
         ckfree(Tcl_GetHashValue(e));
     Tcl_DeleteHashTable(&st->overrides);
     Tcl_DeleteHashTable(&st->tls);
-    if (st->word_my)
-        Tcl_DecrRefCount(st->word_my);
-    if (st->setup_method)
-        Tcl_DecrRefCount(st->setup_method);
-    if (st->factory_class)
-        Tcl_DecrRefCount(st->factory_class);
+    if (st->word_my.obj)
+        Tcl_DecrRefCount(st->word_my.obj);
+    if (st->setup_method.obj)
+        Tcl_DecrRefCount(st->setup_method.obj);
+    if (st->factory_class.obj)
+        Tcl_DecrRefCount(st->factory_class.obj);
     ckfree(st);
 }
 
