@@ -495,8 +495,12 @@ mqtcl_new_object_of(Tcl_Interp *interp, Tcl_Class tcls, int cls, void *c, int ow
     mqtcl_obj *self;
 
     /* a plain object's TclOO name; a server instance's namespace (and so
-     * its name), which TclOO would otherwise format with sprintf */
-    numbered(name, plain ? "::mqlink::oo::obj" : "::mqlink::oo::srv", id);
+     * its name), which TclOO would otherwise format with sprintf.  The
+     * latter two levels deep, as TclOO's own ::oo::ObjN: Tcl walks every
+     * level when it makes the namespace and, for each command made in it,
+     * checks each ancestor for shadowed commands (a third level cost a new
+     * instance ~750 instructions) */
+    numbered(name, plain ? "::mqlink::oo::obj" : "::mqlink::srv", id);
     pending.c = c;
     pending.owned = owned;
     pending_class = tcls ? tcls : st->classes[cls];
