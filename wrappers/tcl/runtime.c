@@ -199,7 +199,7 @@ method_index(mqtcl_obj *self, Tcl_Obj *word)
 static inline int
 method_run(mqtcl_obj *self, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[], int i)
 {
-    const mqtcl_method *m = &mqtcl_classes[self->cls].methods[i];
+    const mqtcl_method *m = &self->methods[i];
 
     if (!self->c)
         return not_ready(interp, self, m->name);
@@ -284,17 +284,26 @@ object_cmd_forget(mqtcl_obj *self)
         last_obj.o = NULL, last_obj.self = NULL;
 }
 
-static int
-object_cmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
+/* object_cmd for an object other than the last one (out of line, so that
+ * the usual way saves no registers and ends in tail calls). */
+static __attribute__((noinline)) int
+object_cmd_other(Tcl_Object o, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 {
-    Tcl_Object o = cd;
-    mqtcl_obj *self = last_obj.o == o ? last_obj.self : mqtcl_self(o);
+    mqtcl_obj *self = mqtcl_self(o);
 
     if (!self) /* not set up yet, or going: TclOO says what it is */
         return Tcl_GetObjectFromObj(interp, objv[0]) ? not_ready(interp, NULL, "object") : TCL_ERROR;
     last_obj.o = o;
     last_obj.self = self;
     return dispatch(self, interp, objc, objv);
+}
+
+static int
+object_cmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
+{
+    if (last_obj.o != (Tcl_Object)cd)
+        return object_cmd_other(cd, interp, objc, objv);
+    return dispatch(last_obj.self, interp, objc, objv);
 }
 
 /* `rename $obj {}` destroys the object, as for any TclOO object. */
@@ -432,6 +441,7 @@ adopt(Tcl_Interp *interp, int cls, Tcl_Object o)
     self->obj = o;
     self->interp = interp;
     self->cls = cls;
+    self->methods = k->methods;
     self->owned = owned;
     Tcl_ObjectSetMetadata(o, &meta_type, self);
     if (!k->subclass)

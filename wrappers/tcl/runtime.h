@@ -30,6 +30,7 @@ typedef struct mqtcl_obj {
     Tcl_Object obj;       /* the TclOO object */
     Tcl_Interp *interp;   /* the interpreter the object lives in */
     int cls;              /* MQTCL_CLASS_* */
+    const struct mqtcl_method *methods; /* its class's table (dispatch's, per call) */
     int owned;            /* the wrapper frees c (not for tls objects) */
     /* TclOO's procedure behind our fast command: a context's `my`, a plain
      * object's object command */
@@ -55,7 +56,7 @@ typedef int mqtcl_cfn(Tcl_Interp *interp, int objc, Tcl_Obj *const objv[]);
 typedef int mqtcl_mfn(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[]);
 
 /* Tables end with a NULL name; name first, for Tcl_GetIndexFromObjStruct. */
-typedef struct {
+typedef struct mqtcl_method {
     const char *name;
     mqtcl_fn *fn;
 } mqtcl_method;
