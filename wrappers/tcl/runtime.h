@@ -105,13 +105,23 @@ enum { MQTCL_SCOPE_NOTIFIED = 1, MQTCL_SCOPE_ONCE = 2 };
 int mqtcl_wrong_args(Tcl_Interp *interp, const char *fn, const char *args);
 int mqtcl_range_error(Tcl_Interp *interp, Tcl_Obj *o, const char *fn, const char *type);
 
-/* The range check inline: numbers never go through their string. */
+/* Tcl's integer type and the string of every new empty value (convert.c,
+ * found once; NULL leaves everything to Tcl's calls). */
+extern const Tcl_ObjType *mqtcl_int_type;
+extern const char *mqtcl_empty_rep;
+
+/* The range check inline: numbers never go through their string.  A Tcl
+ * integer (a counter, another Read's result) is read in place, as Tcl's
+ * own reader does past its stub call (~15 instructions per argument). */
 #define MQTCL_TO_INT(T, LO, HI)                                                         \
     static inline int mqtcl_to_##T(Tcl_Interp *interp, Tcl_Obj *o, MK_##T *v,           \
                                    const char *fn)                                      \
     {                                                                                   \
         Tcl_WideInt x = 0;                                                              \
-        if (Tcl_GetWideIntFromObj(interp, o, &x) != TCL_OK)                             \
+        if (sizeof(long) == sizeof(Tcl_WideInt) && o->typePtr &&                        \
+            o->typePtr == mqtcl_int_type)                                               \
+            x = o->internalRep.longValue;                                               \
+        else if (Tcl_GetWideIntFromObj(interp, o, &x) != TCL_OK)                        \
             return TCL_ERROR;                                                           \
         if (x < (LO) || x > (HI)) {                                                     \
             mqtcl_range_error(interp, o, fn, #T);                                       \
@@ -196,12 +206,10 @@ void mqtcl_buf_release(void);
 /* A scalar as the method's result.  Tcl resets the result to an unshared
  * empty value before each command, so setting that one in place saves a
  * Tcl_Obj per call (and the free of the empty one). */
-/* Tcl's integer type and the string of every new empty value (convert.c,
- * found once): an integer result goes into the fresh empty result with
- * three stores, what Tcl_SetWideIntObj does (TclSetLongObj) past its stub
- * call and its checks (~25 instructions per ReadItemExists). */
-extern const Tcl_ObjType *mqtcl_int_type;
-extern const char *mqtcl_empty_rep;
+/* An integer result goes into the fresh empty result (mqtcl_int_type and
+ * mqtcl_empty_rep above) with three stores, what Tcl_SetWideIntObj does
+ * (TclSetLongObj) past its stub call and its checks (~25 instructions per
+ * ReadItemExists). */
 static inline int
 mqtcl_set_fresh_int(Tcl_Obj *r, Tcl_WideInt v)
 {
