@@ -406,6 +406,11 @@ install_my(Tcl_Interp *interp, mqtcl_state *st, mqtcl_obj *self)
     self->oo_my_data = self->obj;
     self->ns = ns;
     mqtcl_resolver_install(ns);
+    /* the next `my` is most likely the new instance's setup's, in ns: the
+     * fast `my`'s last namespace, no lookup of its context then (meta_delete
+     * clears it with the object) */
+    st->last_ns = ns;
+    st->last_self = self;
     return TCL_OK;
 }
 
