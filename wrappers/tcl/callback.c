@@ -409,7 +409,8 @@ factory(MqContextC *tmpl, void *data)
         return NULL;
     /* the kept name caches its command lookup */
     st = mqtcl_state_of(interp);
-    co = st ? Tcl_GetObjectFromObj(interp, kept_word(&st->factory_class, sd->serial, sd->cls)) : NULL;
+    co = st ? Tcl_GetObjectFromObj(interp, kept_word(&st->factory_class, sd->serial, sd->cls))
+            : NULL;
     if (!co || !(cls = Tcl_GetObjectAsClass(co))) {
         MqErrorSet(tmpl, MK_ERR_GENERIC, "no server class %s: %s", sd->cls,
                    Tcl_GetString(Tcl_GetObjResult(interp)));
