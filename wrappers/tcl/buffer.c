@@ -14,7 +14,8 @@ static void buf_free(Tcl_Obj *o);
 static void buf_dup(Tcl_Obj *src, Tcl_Obj *dst);
 static void buf_string(Tcl_Obj *o);
 
-static const Tcl_ObjType buf_type = {"mqlink.buffer", buf_free, buf_dup, buf_string, NULL};
+/* (runtime.h's mqtcl_to_BUF checks for it inline) */
+const Tcl_ObjType mqtcl_buf_type = {"mqlink.buffer", buf_free, buf_dup, buf_string, NULL};
 
 #define BUF(o) ((MkBufferC *)(o)->internalRep.twoPtrValue.ptr1)
 
@@ -30,7 +31,7 @@ buf_dup(Tcl_Obj *src, Tcl_Obj *dst)
 {
     dst->internalRep.twoPtrValue.ptr1 = MkBufferDup(BUF(src));
     dst->internalRep.twoPtrValue.ptr2 = NULL;
-    dst->typePtr = BUF(dst) ? &buf_type : NULL;
+    dst->typePtr = BUF(dst) ? &mqtcl_buf_type : NULL;
 }
 
 /* The text of the value, as the plain Tcl value of its type would print. */
@@ -91,8 +92,10 @@ mqtcl_from_BUF(MkBufferC *buf)
     Tcl_Obj *o = spare;
     MkBufferC *copy;
 
-    if (o && !Tcl_IsShared(o) && o->typePtr == &buf_type && MkBufferCopy(BUF(o), buf) == MK_OK) {
-        Tcl_InvalidateStringRep(o);
+    if (o && !Tcl_IsShared(o) && o->typePtr == &mqtcl_buf_type &&
+        MkBufferCopy(BUF(o), buf) == MK_OK) {
+        if (o->bytes) /* (only if a script asked for its text: no call per item) */
+            Tcl_InvalidateStringRep(o);
         return o;
     }
     o = Tcl_NewObj();
@@ -101,7 +104,7 @@ mqtcl_from_BUF(MkBufferC *buf)
     Tcl_InvalidateStringRep(o);
     o->internalRep.twoPtrValue.ptr1 = copy;
     o->internalRep.twoPtrValue.ptr2 = NULL;
-    o->typePtr = &buf_type;
+    o->typePtr = &mqtcl_buf_type;
     mqtcl_buf_release();
     spare = o;
     Tcl_IncrRefCount(spare);
@@ -116,15 +119,12 @@ mqtcl_buf_release(void)
     spare = NULL;
 }
 
+/* mqtcl_to_BUF's way for anything but a buffer value. */
 int
-mqtcl_to_BUF(Tcl_Interp *interp, Tcl_Obj *o, MkBufferC **v, const char *fn)
+mqtcl_to_BUF_object(Tcl_Interp *interp, Tcl_Obj *o, MkBufferC **v, const char *fn)
 {
     mqtcl_obj *self;
 
-    if (o->typePtr == &buf_type) {
-        *v = BUF(o);
-        return TCL_OK;
-    }
     self = mqtcl_self(mqtcl_object_of(interp, o));
     if (self && self->cls == MQTCL_CLASS_MkBufferC && self->c) {
         *v = self->c;

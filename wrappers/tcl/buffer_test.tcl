@@ -48,6 +48,10 @@ case "out of range is an error naming the call and the value" {
     check {[raises {$b SetI64 18446744073709551615}] ne ""} "2**64-1"
     check {[raises {$b SetFLT 1e300}] ne ""} "FLT"
     check {[raises {$b SetI32 abc}] ne ""} "abc"
+    # a Tcl integer (read in place, not through Tcl_GetWideIntFromObj)
+    set big [expr {1 << 40}]
+    check {[lindex [raises {$b SetI32 $big}] 0] eq "SetI32: 1099511627776 out of range for I32"} \
+        "an integer value"
     check {[raises {$b SetI32}] ne ""} "wrong # args"
     $b Delete
 }

@@ -41,9 +41,11 @@ typedef struct mqtcl_cb {
 } mqtcl_cb;
 
 /* The thread's spare own_my callbacks (all of two words), at most
- * MAX_SPARE_CBS: as many as a few instances' setups register. */
+ * MAX_SPARE_CBS: as many as a few instances' setups register.  Read on each
+ * registration and free of a service (five per instance): module.h's hot
+ * thread-locals. */
 enum { MAX_SPARE_CBS = 64 };
-static _Thread_local struct {
+static MQTCL_HOT_TLS struct {
     mqtcl_cb *head;
     int n;
 } spare_cbs;
@@ -242,7 +244,11 @@ typedef struct {
     char *prefix; /* any other prefix, called with the instance appended */
     char *cls;    /* the template's class, made anew per instance */
     char *script; /* the server's script, sourced by a --thread interpreter */
+    unsigned long serial; /* this setup among all (from 1; never reused) */
 } setup_data;
+
+/* The serial of the last setup made (set_server_setup). */
+static unsigned long setup_serials;
 
 static char *
 dup(const char *s)
@@ -267,18 +273,24 @@ setup_free(void *data)
     free(sd);
 }
 
-/* *slot as a Tcl_Obj of text, kept by the interpreter (a server instance
- * names the same setup method and class as the last one). */
+/* The text of setup serial (0: a constant) as a Tcl_Obj kept in *slot by
+ * the interpreter: a server instance names the same setup method and class
+ * as the last one, and the same setup needs no compare of the text.  The
+ * serial, not sd's address, tells the setup: a freed setup's memory may
+ * hold the next one. */
 static Tcl_Obj *
-kept_word(Tcl_Obj **slot, const char *text)
+kept_word(mqtcl_kept *slot, unsigned long serial, const char *text)
 {
-    if (!*slot || strcmp(Tcl_GetString(*slot), text) != 0) {
-        if (*slot)
-            Tcl_DecrRefCount(*slot);
-        *slot = Tcl_NewStringObj(text, -1);
-        Tcl_IncrRefCount(*slot);
+    if (slot->obj && slot->serial == serial)
+        return slot->obj;
+    if (!slot->obj || strcmp(Tcl_GetString(slot->obj), text) != 0) {
+        if (slot->obj)
+            Tcl_DecrRefCount(slot->obj);
+        slot->obj = Tcl_NewStringObj(text, -1);
+        Tcl_IncrRefCount(slot->obj);
     }
-    return *slot;
+    slot->serial = serial;
+    return slot->obj;
 }
 
 static MkErrorE
@@ -297,7 +309,8 @@ setup_call(MqContextC *ctx, void *data)
     if (sd->method && self->oo_my && (st = mqtcl_state_of(self->interp))) {
         /* straight into the instance's TclOO `my` (what `my NAME` runs): a
          * new instance's `my` has no cached name lookup to reuse */
-        Tcl_Obj *objv[2] = {kept_word(&st->word_my, "my"), kept_word(&st->setup_method, sd->method)};
+        Tcl_Obj *objv[2] = {kept_word(&st->word_my, 0, "my"),
+                            kept_word(&st->setup_method, sd->serial, sd->method)};
 
         Tcl_ResetResult(self->interp);
         rc = self->oo_my(self->oo_my_data, self->interp, 2, objv);
@@ -377,7 +390,7 @@ interp_for_thread(setup_data *sd, MqContextC *tmpl)
 
 /* Set while the factory makes an instance: its constructor leaves the setup
  * to the library (the instance takes the template's). */
-static _Thread_local int in_factory;
+static MQTCL_HOT_TLS int in_factory;
 
 static MqContextC *
 factory(MqContextC *tmpl, void *data)
@@ -396,7 +409,8 @@ factory(MqContextC *tmpl, void *data)
         return NULL;
     /* the kept name caches its command lookup */
     st = mqtcl_state_of(interp);
-    co = st ? Tcl_GetObjectFromObj(interp, kept_word(&st->factory_class, sd->cls)) : NULL;
+    co = st ? Tcl_GetObjectFromObj(interp, kept_word(&st->factory_class, sd->serial, sd->cls))
+            : NULL;
     if (!co || !(cls = Tcl_GetObjectAsClass(co))) {
         MqErrorSet(tmpl, MK_ERR_GENERIC, "no server class %s: %s", sd->cls,
                    Tcl_GetString(Tcl_GetObjResult(interp)));
@@ -424,6 +438,7 @@ set_server_setup(Tcl_Interp *interp, mqtcl_obj *self, Tcl_Obj *setup)
 
     if (!sd)
         return TCL_ERROR;
+    sd->serial = __atomic_add_fetch(&setup_serials, 1, __ATOMIC_RELAXED);
     if (Tcl_ListObjGetElements(interp, setup, &n, &w) != TCL_OK || n == 0)
         goto error;
     if (n == 2 && strcmp(Tcl_GetString(w[0]), "my") == 0)

@@ -73,6 +73,8 @@ case "a child of a class with no constructor of its own is a new object of it" {
     lassign [child_tag $c] t2 o2
     check {$t1 eq "none" && $t2 eq "none"} "tags: $t1 $t2"
     check {$o1 ne $o2} "the same object twice: $o1"
+    # two namespace levels, as TclOO's ::oo::ObjN (README.md, Tcl)
+    check {[regexp {^::mqlink::srv[0-9]+$} $o1]} "object: $o1"
 }
 
 case "a constructor defined while instances exist runs in the next child" {

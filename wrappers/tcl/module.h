@@ -7,19 +7,28 @@
 #include "runtime.h"
 
 /* A thread-local read on every method call (runtime.c's last object and
- * state, buffer.c's spare value).  The extension is -fPIC, so a plain one is
- * reached through a __tls_get_addr call (global-dynamic); initial-exec makes
- * it a load from the thread pointer.  tclsh dlopens the extension after
- * start, so these come from glibc's static TLS surplus (512 bytes by default,
- * shared by every dlopened library): keep them few and small (40 bytes now);
- * a bigger one (convert.c's scratch strings) stays general-dynamic.  Should
- * the surplus run out, `package require mqlink` fails with "cannot allocate
+ * state, buffer.c's spare value) or several times per new server instance
+ * (runtime.c's pending object and class, callback.c's spare callbacks and
+ * factory flag).  The extension is -fPIC, so a plain one is reached through
+ * a __tls_get_addr call (global-dynamic); initial-exec makes it a load from
+ * the thread pointer.  tclsh dlopens the extension after start, so these
+ * come from glibc's static TLS surplus (512 bytes by default, shared by
+ * every dlopened library): keep them few and small (84 bytes now); a bigger
+ * one (convert.c's scratch strings) stays general-dynamic.  Should the
+ * surplus run out, `package require mqlink` fails with "cannot allocate
  * memory in static TLS block", never silently. */
 #define MQTCL_HOT_TLS _Thread_local __attribute__((tls_model("initial-exec")))
 
 #ifndef MQTCL_VERSION
 #define MQTCL_VERSION "1.0"
 #endif
+
+/* A word kept as a Tcl_Obj, and the setup it was last asked for
+ * (callback.c's kept_word). */
+typedef struct mqtcl_kept {
+    Tcl_Obj *obj;
+    unsigned long serial;
+} mqtcl_kept;
 
 /* Per interpreter (assoc data "mqlink"): each interpreter has its own
  * classes, and an interpreter belongs to one thread. */
@@ -35,9 +44,9 @@ typedef struct mqtcl_state {
     Tcl_Namespace *last_ns;   /* the last namespace my_cmd was called in */
     mqtcl_obj *last_self;     /* ... and its context */
     Tcl_ObjCmdProc *oo_my;    /* TclOO's `my` procedure (its data: the object) */
-    Tcl_Obj *setup_method;    /* the server setup's method name (callback.c) */
-    Tcl_Obj *word_my;         /* "my", the setup's first word (callback.c) */
-    Tcl_Obj *factory_class;   /* the server instances' class name (callback.c) */
+    mqtcl_kept setup_method;  /* the server setup's method name (callback.c) */
+    mqtcl_kept word_my;       /* "my", the setup's first word (callback.c) */
+    mqtcl_kept factory_class; /* the server instances' class name (callback.c) */
     unsigned long next_id;   /* names of new objects (runtime.c) */
     Tcl_Object class_objs[MQTCL_CLASS_COUNT]; /* the classes as objects (classcmd.c) */
 } mqtcl_state;

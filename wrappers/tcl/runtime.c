@@ -199,7 +199,7 @@ method_index(mqtcl_obj *self, Tcl_Obj *word)
 static inline int
 method_run(mqtcl_obj *self, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[], int i)
 {
-    const mqtcl_method *m = &mqtcl_classes[self->cls].methods[i];
+    const mqtcl_method *m = &self->methods[i];
 
     if (!self->c)
         return not_ready(interp, self, m->name);
@@ -284,17 +284,26 @@ object_cmd_forget(mqtcl_obj *self)
         last_obj.o = NULL, last_obj.self = NULL;
 }
 
-static int
-object_cmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
+/* object_cmd for an object other than the last one (out of line, so that
+ * the usual way saves no registers and ends in tail calls). */
+static __attribute__((noinline)) int
+object_cmd_other(Tcl_Object o, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 {
-    Tcl_Object o = cd;
-    mqtcl_obj *self = last_obj.o == o ? last_obj.self : mqtcl_self(o);
+    mqtcl_obj *self = mqtcl_self(o);
 
     if (!self) /* not set up yet, or going: TclOO says what it is */
         return Tcl_GetObjectFromObj(interp, objv[0]) ? not_ready(interp, NULL, "object") : TCL_ERROR;
     last_obj.o = o;
     last_obj.self = self;
     return dispatch(self, interp, objc, objv);
+}
+
+static int
+object_cmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
+{
+    if (last_obj.o != (Tcl_Object)cd)
+        return object_cmd_other(cd, interp, objc, objv);
+    return dispatch(last_obj.self, interp, objc, objv);
 }
 
 /* `rename $obj {}` destroys the object, as for any TclOO object. */
@@ -325,8 +334,9 @@ object_cmd_create(Tcl_Interp *interp, mqtcl_obj *self, unsigned long id)
     return TCL_OK;
 }
 
-/* The class mqtcl_new_object_of is instantiating (NULL: unknown). */
-static _Thread_local Tcl_Class pending_class;
+/* The class mqtcl_new_object_of is instantiating (NULL: unknown).  This
+ * and pending below are read a few times per new server instance. */
+static MQTCL_HOT_TLS Tcl_Class pending_class;
 
 /* The class of o (made by TclOO's own `new` or `create`), or NULL with the
  * message in interp. */
@@ -396,13 +406,18 @@ install_my(Tcl_Interp *interp, mqtcl_state *st, mqtcl_obj *self)
     self->oo_my_data = self->obj;
     self->ns = ns;
     mqtcl_resolver_install(ns);
+    /* the next `my` is most likely the new instance's setup's, in ns: the
+     * fast `my`'s last namespace, no lookup of its context then (meta_delete
+     * clears it with the object) */
+    st->last_ns = ns;
+    st->last_self = self;
     return TCL_OK;
 }
 
 /* ------------------------------------------------------------- objects */
 
 /* What the next constructor adopts instead of creating a C object. */
-static _Thread_local struct {
+static MQTCL_HOT_TLS struct {
     void *c;
     int owned;
 } pending;
@@ -431,6 +446,7 @@ adopt(Tcl_Interp *interp, int cls, Tcl_Object o)
     self->obj = o;
     self->interp = interp;
     self->cls = cls;
+    self->methods = k->methods;
     self->owned = owned;
     Tcl_ObjectSetMetadata(o, &meta_type, self);
     if (!k->subclass)
@@ -494,8 +510,12 @@ mqtcl_new_object_of(Tcl_Interp *interp, Tcl_Class tcls, int cls, void *c, int ow
     mqtcl_obj *self;
 
     /* a plain object's TclOO name; a server instance's namespace (and so
-     * its name), which TclOO would otherwise format with sprintf */
-    numbered(name, plain ? "::mqlink::oo::obj" : "::mqlink::oo::srv", id);
+     * its name), which TclOO would otherwise format with sprintf.  The
+     * latter two levels deep, as TclOO's own ::oo::ObjN: Tcl walks every
+     * level when it makes the namespace and, for each command made in it,
+     * checks each ancestor for shadowed commands (a third level cost a new
+     * instance ~750 instructions) */
+    numbered(name, plain ? "::mqlink::oo::obj" : "::mqlink::srv", id);
     pending.c = c;
     pending.owned = owned;
     pending_class = tcls ? tcls : st->classes[cls];
@@ -632,12 +652,12 @@ state_free(ClientData cd, Tcl_Interp *interp)
         ckfree(Tcl_GetHashValue(e));
     Tcl_DeleteHashTable(&st->overrides);
     Tcl_DeleteHashTable(&st->tls);
-    if (st->word_my)
-        Tcl_DecrRefCount(st->word_my);
-    if (st->setup_method)
-        Tcl_DecrRefCount(st->setup_method);
-    if (st->factory_class)
-        Tcl_DecrRefCount(st->factory_class);
+    if (st->word_my.obj)
+        Tcl_DecrRefCount(st->word_my.obj);
+    if (st->setup_method.obj)
+        Tcl_DecrRefCount(st->setup_method.obj);
+    if (st->factory_class.obj)
+        Tcl_DecrRefCount(st->factory_class.obj);
     ckfree(st);
 }
 

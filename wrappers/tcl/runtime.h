@@ -30,6 +30,7 @@ typedef struct mqtcl_obj {
     Tcl_Object obj;       /* the TclOO object */
     Tcl_Interp *interp;   /* the interpreter the object lives in */
     int cls;              /* MQTCL_CLASS_* */
+    const struct mqtcl_method *methods; /* its class's table (dispatch's, per call) */
     int owned;            /* the wrapper frees c (not for tls objects) */
     /* TclOO's procedure behind our fast command: a context's `my`, a plain
      * object's object command */
@@ -55,7 +56,7 @@ typedef int mqtcl_cfn(Tcl_Interp *interp, int objc, Tcl_Obj *const objv[]);
 typedef int mqtcl_mfn(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[]);
 
 /* Tables end with a NULL name; name first, for Tcl_GetIndexFromObjStruct. */
-typedef struct {
+typedef struct mqtcl_method {
     const char *name;
     mqtcl_fn *fn;
 } mqtcl_method;
@@ -104,13 +105,23 @@ enum { MQTCL_SCOPE_NOTIFIED = 1, MQTCL_SCOPE_ONCE = 2 };
 int mqtcl_wrong_args(Tcl_Interp *interp, const char *fn, const char *args);
 int mqtcl_range_error(Tcl_Interp *interp, Tcl_Obj *o, const char *fn, const char *type);
 
-/* The range check inline: numbers never go through their string. */
+/* Tcl's integer type and the string of every new empty value (convert.c,
+ * found once; NULL leaves everything to Tcl's calls). */
+extern const Tcl_ObjType *mqtcl_int_type;
+extern const char *mqtcl_empty_rep;
+
+/* The range check inline: numbers never go through their string.  A Tcl
+ * integer (a counter, another Read's result) is read in place, as Tcl's
+ * own reader does past its stub call (~15 instructions per argument). */
 #define MQTCL_TO_INT(T, LO, HI)                                                         \
     static inline int mqtcl_to_##T(Tcl_Interp *interp, Tcl_Obj *o, MK_##T *v,           \
                                    const char *fn)                                      \
     {                                                                                   \
         Tcl_WideInt x = 0;                                                              \
-        if (Tcl_GetWideIntFromObj(interp, o, &x) != TCL_OK)                             \
+        if (sizeof(long) == sizeof(Tcl_WideInt) && o->typePtr &&                        \
+            o->typePtr == mqtcl_int_type)                                               \
+            x = o->internalRep.longValue;                                               \
+        else if (Tcl_GetWideIntFromObj(interp, o, &x) != TCL_OK)                        \
             return TCL_ERROR;                                                           \
         if (x < (LO) || x > (HI)) {                                                     \
             mqtcl_range_error(interp, o, fn, #T);                                       \
@@ -145,8 +156,19 @@ mqtcl_to_BIN(Tcl_Interp *interp, Tcl_Obj *o, const void **data, size_t *size, co
     *size = (size_t)n;
     return TCL_OK;
 }
-/* A buffer value (ReadBUF's result) or an MkBufferC object. */
-int mqtcl_to_BUF(Tcl_Interp *interp, Tcl_Obj *o, MkBufferC **v, const char *fn);
+/* A buffer value (ReadBUF's result) or an MkBufferC object.  The value,
+ * what a service passes on (`$bus WriteBUF [my ReadBUF]`), inline: a type
+ * check and a load; an object's name goes through its lookup. */
+extern const Tcl_ObjType mqtcl_buf_type;
+int mqtcl_to_BUF_object(Tcl_Interp *interp, Tcl_Obj *o, MkBufferC **v, const char *fn);
+static inline int
+mqtcl_to_BUF(Tcl_Interp *interp, Tcl_Obj *o, MkBufferC **v, const char *fn)
+{
+    if (o->typePtr != &mqtcl_buf_type)
+        return mqtcl_to_BUF_object(interp, o, v, fn);
+    *v = (MkBufferC *)o->internalRep.twoPtrValue.ptr1;
+    return TCL_OK;
+}
 /* An MqContextC object (of any subclass). */
 int mqtcl_to_CTX(Tcl_Interp *interp, Tcl_Obj *o, MqContextC **v, const char *fn);
 /* A list of words as a C argv (argv[0] = the program); mqtcl_argv_free it.
@@ -184,12 +206,10 @@ void mqtcl_buf_release(void);
 /* A scalar as the method's result.  Tcl resets the result to an unshared
  * empty value before each command, so setting that one in place saves a
  * Tcl_Obj per call (and the free of the empty one). */
-/* Tcl's integer type and the string of every new empty value (convert.c,
- * found once): an integer result goes into the fresh empty result with
- * three stores, what Tcl_SetWideIntObj does (TclSetLongObj) past its stub
- * call and its checks (~25 instructions per ReadItemExists). */
-extern const Tcl_ObjType *mqtcl_int_type;
-extern const char *mqtcl_empty_rep;
+/* An integer result goes into the fresh empty result (mqtcl_int_type and
+ * mqtcl_empty_rep above) with three stores, what Tcl_SetWideIntObj does
+ * (TclSetLongObj) past its stub call and its checks (~25 instructions per
+ * ReadItemExists). */
 static inline int
 mqtcl_set_fresh_int(Tcl_Obj *r, Tcl_WideInt v)
 {
