@@ -51,8 +51,7 @@ typedef struct {
     jclass obj;                 /* MkObjectC */
     jmethodID new_server;       /* static MkObjectC.newServer(Class) */
     jclass *cls;                /* mqj_classes[i], in the table's order */
-    jclass svc, svc0;           /* MqServiceIF, MqServiceNoArgIF */
-    jmethodID svc_call, svc0_call;
+    jmethodID call0, call1;     /* static MkObjectC.call(MqServiceNoArgIF), call(MqServiceIF, MqContextC) */
     jclass throwable;
     jmethodID throwable_str;    /* Throwable.toString() */
     jclass string;
@@ -240,14 +239,10 @@ typedef struct {
 int mqj_to_ARGV(JNIEnv *env, jobjectArray j, mqj_argv *a, const char *fn);
 void mqj_argv_release(mqj_argv *a);
 
-/* A callback registration: the Java callable held by a global reference.
- * slot is its class's entry in the runtime's table of Call methods
- * (MkObjectC.callable), -1 to look the class up here.  NULL with an
- * exception for null. */
-void *mqj_cb_new(JNIEnv *env, jobject fn, jint slot, int scope, const char *name);
-/* MkObjectC.callableSlot(Class): a class's entry in that table, added the
- * first time; -1 when the table is full. */
-jint JNICALL mqj_callable_slot(JNIEnv *env, jclass cls, jclass of);
+/* A callback registration: the Java callable held by a global reference,
+ * run as Call() when noarg (MkObjectC.noArg) is 1, else as Call(ctx).  NULL
+ * with an exception for null. */
+void *mqj_cb_new(JNIEnv *env, jobject fn, jint noarg, int scope, const char *name);
 MkErrorE mqj_cb_call(MqContextC *ctx, void *data);
 void mqj_cb_free(void *data);
 
