@@ -333,8 +333,14 @@ public class BindingTest {
             c.Delete();
             c.close();
             MkExceptionC e = raises(() -> c.SendSTART());
-            expect(e.getText().contains("deleted"), e.getText());
+            expect(e.getText().contains("SendSTART: the context was deleted"), e.getText());
             raises(() -> c.ConfigSetName("x"));
+            MqContextC live = new MqContextC();
+            e = raises(() -> live.ProxyItem(c));   // an argument: its handle, then the object
+            expect(e.getText().contains("ProxyItem: the context was deleted"), e.getText());
+            e = raises(() -> live.ProxyItem(null));
+            expect(e.getText().contains("ProxyItem: null object"), e.getText());
+            live.Delete();
         });
         check("--fork is refused clearly; a bad option throws", () -> {
             MqContextC c = new MqContextC();

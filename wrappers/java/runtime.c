@@ -89,6 +89,13 @@ mqj_deleted(JNIEnv *env, jobject o, const char *fn)
     return NULL;
 }
 
+void *
+mqj_gone(JNIEnv *env, const char *fn)
+{
+    mqj_throw(env, MQ_ERR_LINK, "%s: the context was deleted", fn);
+    return NULL;
+}
+
 /* A C call made no object: its error, or out of memory. */
 static void
 raise_no_object(JNIEnv *env)

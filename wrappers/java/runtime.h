@@ -114,6 +114,16 @@ mqj_self(JNIEnv *env, jobject self, jlong hdl, const char *fn)
     return p ? p : mqj_deleted(env, self, fn);
 }
 
+/* The C object of a context method's receiver (java.py's handle_only: a
+ * static native, the handle alone); NULL with an exception once the context
+ * was deleted. */
+void *mqj_gone(JNIEnv *env, const char *fn);
+static inline void *
+mqj_obj(JNIEnv *env, jlong hdl, const char *fn)
+{
+    return hdl ? (void *)(intptr_t)hdl : mqj_gone(env, fn);
+}
+
 /* A new C object as the handle the Java side wraps (java.py's java_made:
  * a Java `new` instead of a JNI NewObject); 0 with an exception when obj is
  * NULL. */
@@ -185,10 +195,12 @@ mqj_to_BUF(JNIEnv *env, jobject o, jint dtype, jlong dval, jbyteArray ref, MkBuf
     }
     return (*b = mqj_deleted(env, o, fn)) != NULL; /* why not: deleted, a spent view, null */
 }
+/* A context argument comes with its handle (MkObjectC.handle), read in
+ * Java instead of by a JNI GetLongField; o serves the error alone. */
 static inline int
-mqj_to_CTX(JNIEnv *env, jobject o, MqContextC **c, const char *fn)
+mqj_to_CTX(JNIEnv *env, jobject o, jlong h, MqContextC **c, const char *fn)
 {
-    return (*c = mqj_ptr(env, o, fn)) != NULL;
+    return (*c = h ? (void *)(intptr_t)h : mqj_deleted(env, o, fn)) != NULL;
 }
 /* A borrowed buffer as an owned copy, safe to keep, for an MkBufferC the
  * Java side makes (java.py's java_made "fill"), never passed here: its value

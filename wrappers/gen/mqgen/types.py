@@ -244,9 +244,12 @@ TYPES = {t.name: t for t in [
          ruby=Col(in_="MqContextC", out="MqContextC", local=("MqContextC *{n}",),
                   args=("{n}",), to='{n} = mqrb_to_CTX({arg}, "{fn}");',
                   build="mqrb_from_CTX({v})"),
+         # Java: its handle goes along (no JNI field read), the object
+         # only for the error of a null or deleted one
          java=Col(in_="MqContextC", out="MqContextC", sig="Lorg/mqlink/MqContextC;",
                   jni="jobject", local=("MqContextC *{n}_p",), args=("{n}_p",),
-                  to='mqj_to_CTX(env, {n}, &{n}_p, "{fn}")', value="mqj_from_CTX(env, {v})")),
+                  lead=_java_lead("MkObjectC.handle({n})", "{n}_h", "long", "J", "jlong"),
+                  to='mqj_to_CTX(env, {n}, {n}_h, &{n}_p, "{fn}")', value="mqj_from_CTX(env, {v})")),
     Type("ARGV", (IN,), c_in=[("argc", "int"), ("argv", "const char **")], temporary=True,
          cxx=Col(param="const std::vector<std::string> &", args=("{n}_v.argc()", "{n}_v.argv()"),
                  hold="detail::Argv {n}_v({n});"),

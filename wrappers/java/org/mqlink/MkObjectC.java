@@ -126,6 +126,11 @@ public abstract class MkObjectC implements AutoCloseable {
         return o == null ? 0 : o.dval;
     }
 
+    /** A context argument's C object (hdl; 0 for null), passed to the natives that take it. */
+    static long handle(MkObjectC o) {
+        return o == null ? 0 : o.hdl;
+    }
+
     /** The bytes a buffer holds in Java (dref), passed to the natives that take it. */
     static byte[] bytes(MkObjectC o) {
         return o == null ? null : o.dref;
