@@ -6,7 +6,7 @@
  * the threads the library makes itself (the --thread pool) are attached
  * once, as daemons, by the thread hooks (MqSetThreadHooks) and detached as
  * they end.  The JNIEnv of each thread is kept in a thread-local variable,
- * so a callback costs one TLS read before its CallVoidMethod.
+ * so a callback costs one inline TLS read before its call into Java.
  *
  * Local references: a callback runs on a thread that may never return to
  * Java (a pool thread's event loop, ProcessEvent(MQ_WAIT_FOREVER)), so every
@@ -22,18 +22,17 @@
 
 #include "runtime.h"
 
-static __thread JNIEnv *tl_env __attribute__((tls_model("initial-exec")));
+/* Each thread's JNIEnv once known (runtime.h's mqj_env reads it inline). */
+__thread JNIEnv *mqj_tl_env __attribute__((tls_model("initial-exec")));
 
 JNIEnv *
-mqj_env(void)
+mqj_env_attach(void)
 {
-    JNIEnv *env = tl_env;
-    if (env)
-        return env;
+    JNIEnv *env;
     if ((*mqj_vm)->GetEnv(mqj_vm, (void **)&env, JNI_VERSION_1_8) != JNI_OK &&
         (*mqj_vm)->AttachCurrentThreadAsDaemon(mqj_vm, (void **)&env, NULL) != JNI_OK)
         return NULL;
-    return tl_env = env;
+    return mqj_tl_env = env;
 }
 
 static void
@@ -42,15 +41,15 @@ pool_thread_start(void)
     JavaVMAttachArgs args = {JNI_VERSION_1_8, "mqlink-thread", NULL};
     JNIEnv *env;
     if ((*mqj_vm)->AttachCurrentThreadAsDaemon(mqj_vm, (void **)&env, &args) == JNI_OK)
-        tl_env = env;
+        mqj_tl_env = env;
 }
 
 static void
 pool_thread_end(void)
 {
     mqj_scratch_free();
-    if (tl_env) {
-        tl_env = NULL;
+    if (mqj_tl_env) {
+        mqj_tl_env = NULL;
         (*mqj_vm)->DetachCurrentThread(mqj_vm);
     }
 }
@@ -58,7 +57,7 @@ pool_thread_end(void)
 int
 mqj_callback_init(JNIEnv *env)
 {
-    tl_env = env;
+    mqj_tl_env = env;
     MqSetThreadHooks(pool_thread_start, pool_thread_end);
     return 1;
 }
