@@ -131,6 +131,20 @@ public class BindingTest {
         }
     }
 
+    // a callable of both forms: the overload chosen at registration decides
+    static final class Both implements MqServiceIF<MqContextC>, MqServiceNoArgIF {
+        volatile String ran;
+
+        public void Call(MqContextC ctx) {
+            ctx.ReadI32();
+            ran = "Call(ctx)";
+        }
+
+        public void Call() {
+            ran = "Call()";
+        }
+    }
+
     public static class NoDefault extends MqContextC {
         public NoDefault(int x) {
         }
@@ -319,8 +333,14 @@ public class BindingTest {
             c.Delete();
             c.close();
             MkExceptionC e = raises(() -> c.SendSTART());
-            expect(e.getText().contains("deleted"), e.getText());
+            expect(e.getText().contains("SendSTART: the context was deleted"), e.getText());
             raises(() -> c.ConfigSetName("x"));
+            MqContextC live = new MqContextC();
+            e = raises(() -> live.ProxyItem(c));   // an argument: its handle, then the object
+            expect(e.getText().contains("ProxyItem: the context was deleted"), e.getText());
+            e = raises(() -> live.ProxyItem(null));
+            expect(e.getText().contains("ProxyItem: null object"), e.getText());
+            live.Delete();
         });
         check("--fork is refused clearly; a bad option throws", () -> {
             MqContextC c = new MqContextC();
@@ -422,6 +442,21 @@ public class BindingTest {
             c.SendI16((short) 7);
             c.SendEND_AND_WAIT("ECHO");
             expect(c.ReadI16() == 7, "still serving");
+        });
+        check("a callable of both interfaces runs the form its overload names", () -> {
+            Both both = new Both();
+            for (boolean noArg : new boolean[] {true, false}) {
+                both.ran = null;
+                c.SendSTART();
+                c.SendI32(5);
+                if (noArg)
+                    c.SendEND_AND_CALLBACK("ECHO", (MqServiceNoArgIF) both);
+                else
+                    c.SendEND_AND_CALLBACK("ECHO", (MqServiceIF<MqContextC>) both);
+                for (int i = 0; i < 100 && both.ran == null; i++)
+                    c.ProcessEvent(MqLink.MQ_WAIT_ONCE, 100);
+                expect((noArg ? "Call()" : "Call(ctx)").equals(both.ran), noArg + ": ran " + both.ran);
+            }
         });
         check("ReadBUFR: one reused view, valid until the service ends or a blocking call; ReadBUF's copy survives", () -> {
             c.SendSTART();

@@ -6,7 +6,7 @@
  * the threads the library makes itself (the --thread pool) are attached
  * once, as daemons, by the thread hooks (MqSetThreadHooks) and detached as
  * they end.  The JNIEnv of each thread is kept in a thread-local variable,
- * so a callback costs one TLS read before its CallVoidMethod.
+ * so a callback costs one inline TLS read before its call into Java.
  *
  * Local references: a callback runs on a thread that may never return to
  * Java (a pool thread's event loop, ProcessEvent(MQ_WAIT_FOREVER)), so every
@@ -17,24 +17,22 @@
  * any other Throwable), so the caller on the other side receives the text;
  * one thrown by a call callback (SendEND_AND_CALLBACK) has no caller to go
  * to and is reported on stderr.  Either way the event loop goes on. */
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "runtime.h"
 
-static __thread JNIEnv *tl_env __attribute__((tls_model("initial-exec")));
+/* Each thread's JNIEnv once known (runtime.h's mqj_env reads it inline). */
+__thread JNIEnv *mqj_tl_env __attribute__((tls_model("initial-exec")));
 
 JNIEnv *
-mqj_env(void)
+mqj_env_attach(void)
 {
-    JNIEnv *env = tl_env;
-    if (env)
-        return env;
+    JNIEnv *env;
     if ((*mqj_vm)->GetEnv(mqj_vm, (void **)&env, JNI_VERSION_1_8) != JNI_OK &&
         (*mqj_vm)->AttachCurrentThreadAsDaemon(mqj_vm, (void **)&env, NULL) != JNI_OK)
         return NULL;
-    return tl_env = env;
+    return mqj_tl_env = env;
 }
 
 static void
@@ -43,15 +41,15 @@ pool_thread_start(void)
     JavaVMAttachArgs args = {JNI_VERSION_1_8, "mqlink-thread", NULL};
     JNIEnv *env;
     if ((*mqj_vm)->AttachCurrentThreadAsDaemon(mqj_vm, (void **)&env, &args) == JNI_OK)
-        tl_env = env;
+        mqj_tl_env = env;
 }
 
 static void
 pool_thread_end(void)
 {
     mqj_scratch_free();
-    if (tl_env) {
-        tl_env = NULL;
+    if (mqj_tl_env) {
+        mqj_tl_env = NULL;
         (*mqj_vm)->DetachCurrentThread(mqj_vm);
     }
 }
@@ -59,7 +57,7 @@ pool_thread_end(void)
 int
 mqj_callback_init(JNIEnv *env)
 {
-    tl_env = env;
+    mqj_tl_env = env;
     MqSetThreadHooks(pool_thread_start, pool_thread_end);
     return 1;
 }
@@ -154,97 +152,23 @@ mqj_from_CTX(JNIEnv *env, MqContextC *ctx)
 
 /* -------------------------------------------------------------- callbacks */
 
+/* A callable runs through MkObjectC.call, a static Java method returning
+ * true once it returned: JNI's false tells an exception without a JNI
+ * ExceptionCheck per call, which cost 10 ns where the call through Java
+ * costs 4 (measured: C calling an empty service 5 M times), and the
+ * perfserver's NTHT 1352 -> 1260 server instructions per message
+ * (callgrind).  Its call to the callable is an interface call that C2
+ * inlines or compiles to an itable stub (a JNI call through the
+ * interface's method ID searched the itable in the VM on every call), so
+ * no table of each class's own Call method is needed. */
 typedef struct {
-    jobject fn;    /* global reference */
-    jmethodID mid; /* MqServiceIF.Call(MqContextC) or MqServiceNoArgIF.Call() */
-    int noarg, scope;
+    jobject fn; /* global reference */
+    int noarg;  /* MkObjectC.noArg: 1 runs Call(), 0 Call(ctx) */
+    int scope;
 } mqj_cb;
 
-/* The callables' own Call method per class, found once: GetMethodID is a
- * symbol-table search (five per server instance in the perfserver's
- * ServerSetup: 5.5 % of its CHILD server time, measured), and a call through
- * the interface's method ID searches the class's itable every time (the
- * floor 7 % slower, measured).  The Java side keeps each class's index in
- * this table (MkObjectC.callable, a ClassValue), so a registration costs no
- * JNI class lookup or comparison (five GetObjectClass and IsSameObject
- * calls per server instance before).  Lambdas of one call site share a
- * class, so the table stays small; entries below own_count are complete
- * (published with a release store), a full table falls back to the
- * interface's ID.  A class in the table stays loaded (at most OWN_MAX). */
-enum { OWN_MAX = 64 };
-static struct {
-    jclass cls; /* global reference */
-    jmethodID mid;
-    int noarg;
-} own[OWN_MAX];
-static int own_count;
-static pthread_mutex_t own_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static int
-own_find(JNIEnv *env, jclass cls, int from, int to)
-{
-    for (int i = from; i < to; i++)
-        if ((*env)->IsSameObject(env, cls, own[i].cls))
-            return i;
-    return -1;
-}
-
-/* The table's entry of cls: found, or its Call method looked up and added;
- * -1 when the table is full (or the lookup failed: exception cleared). */
-static int
-own_slot(JNIEnv *env, jclass cls)
-{
-    int n = __atomic_load_n(&own_count, __ATOMIC_ACQUIRE), i, noarg;
-    jmethodID mid;
-
-    if ((i = own_find(env, cls, 0, n)) >= 0)
-        return i;
-    noarg = !(*env)->IsAssignableFrom(env, cls, mqj.svc);
-    mid = (*env)->GetMethodID(env, cls, "Call", noarg ? "()V" : "(L" MQJ_PKG "MqContextC;)V");
-    if (!mid) {
-        (*env)->ExceptionClear(env);
-        return -1;
-    }
-    pthread_mutex_lock(&own_lock);
-    if ((i = own_find(env, cls, n, own_count)) < 0 && own_count < OWN_MAX &&
-        (own[own_count].cls = (*env)->NewGlobalRef(env, cls))) {
-        own[own_count].mid = mid;
-        own[own_count].noarg = noarg;
-        i = own_count;
-        __atomic_store_n(&own_count, own_count + 1, __ATOMIC_RELEASE);
-    }
-    pthread_mutex_unlock(&own_lock);
-    return i;
-}
-
-jint JNICALL
-mqj_callable_slot(JNIEnv *env, jclass cls, jclass of)
-{
-    return of ? own_slot(env, of) : -1;
-}
-
-/* cb's method ID and form: from the table's entry slot (the Java side
- * found it: MkObjectC.callable), else from fn's class, else the
- * interface's. */
-static void
-own_method(JNIEnv *env, jobject fn, jint slot, mqj_cb *cb)
-{
-    if (slot < 0 || slot >= __atomic_load_n(&own_count, __ATOMIC_ACQUIRE)) {
-        jclass cls = (*env)->GetObjectClass(env, fn);
-        slot = own_slot(env, cls);
-        (*env)->DeleteLocalRef(env, cls);
-    }
-    if (slot >= 0) {
-        cb->mid = own[slot].mid;
-        cb->noarg = own[slot].noarg;
-    } else {
-        cb->noarg = !(*env)->IsInstanceOf(env, fn, mqj.svc);
-        cb->mid = cb->noarg ? mqj.svc0_call : mqj.svc_call;
-    }
-}
-
 void *
-mqj_cb_new(JNIEnv *env, jobject fn, jint slot, int scope, const char *name)
+mqj_cb_new(JNIEnv *env, jobject fn, jint noarg, int scope, const char *name)
 {
     mqj_cb *cb;
 
@@ -257,7 +181,7 @@ mqj_cb_new(JNIEnv *env, jobject fn, jint slot, int scope, const char *name)
         mqj_throw(env, MK_ERR_MEMORY, "%s: out of memory", name);
         return NULL;
     }
-    own_method(env, fn, slot, cb);
+    cb->noarg = noarg;
     cb->scope = scope;
     return cb;
 }
@@ -320,18 +244,19 @@ mqj_cb_call(MqContextC *ctx, void *data)
     mqj_cb *cb = data;
     JNIEnv *env = mqj_env();
     jobject self;
+    jboolean ok;
     MkErrorE rc;
 
     if (!env)
         return MqErrorSet(ctx, MK_ERR_GENERIC, "cannot attach the thread to the JVM");
     if (cb->noarg) {
-        (*env)->CallVoidMethod(env, cb->fn, cb->mid);
+        ok = (*env)->CallStaticBooleanMethod(env, mqj.obj, mqj.call0, cb->fn);
     } else {
         if (!(self = object_of(env, ctx)))
             return error_to_ctx(env, ctx);
-        (*env)->CallVoidMethod(env, cb->fn, cb->mid, self);
+        ok = (*env)->CallStaticBooleanMethod(env, mqj.obj, mqj.call1, cb->fn, self);
     }
-    if (!(*env)->ExceptionCheck(env)) {
+    if (ok || !(*env)->ExceptionCheck(env)) {
         mqj_view_end(env, ctx); /* the read ends: so does its ReadBUFR view */
         return MK_OK;
     }
@@ -418,7 +343,7 @@ mqj_rt_MqContextC_ConfigSetServerSetup(JNIEnv *env, jobject self, jobject setup)
                   "ConfigSetServerSetup: the server class needs a constructor without arguments");
         return;
     }
-    if (!(cb = mqj_cb_new(env, setup, -1, MQJ_SCOPE_NOTIFIED, "ConfigSetServerSetup"))) {
+    if (!(cb = mqj_cb_new(env, setup, 0, MQJ_SCOPE_NOTIFIED, "ConfigSetServerSetup"))) {
         factory_free(f);
         return;
     }

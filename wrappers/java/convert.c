@@ -233,7 +233,7 @@ value_from_java(JNIEnv *env, jint dtype, jlong bits, jbyteArray ref, MkBufferC *
 }
 
 /* The thread's scratch buffer, lent for one call (a pool thread frees it as
- * it ends, see callback.c).  initial-exec, as tl_env and pending: a plain
+ * it ends, see callback.c).  initial-exec, as mqj_tl_env and pending: a plain
  * load instead of a __tls_get_addr call per SendBUF of a held value. */
 static __thread MkBufferC *scratch __attribute__((tls_model("initial-exec")));
 

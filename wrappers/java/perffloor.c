@@ -56,7 +56,8 @@ main(int argc, char **argv)
     jobject svc = srv ? (*env)->CallStaticObjectMethod(env, cls, mk, srv) : NULL;
     if (!svc)
         return fail(env, "cannot make the service");
-    /* the callable's own Call, as the runtime registers it (callback.c) */
+    /* the callable's own Call (an interface's method ID is searched in the
+     * itable on every JNI call; the runtime calls through MkObjectC.call) */
     jmethodID own = (*env)->GetMethodID(env, (*env)->GetObjectClass(env, svc), "Call", "()V");
     if (own)
         call = own;

@@ -89,6 +89,13 @@ mqj_deleted(JNIEnv *env, jobject o, const char *fn)
     return NULL;
 }
 
+void *
+mqj_gone(JNIEnv *env, const char *fn)
+{
+    mqj_throw(env, MQ_ERR_LINK, "%s: the context was deleted", fn);
+    return NULL;
+}
+
 /* A C call made no object: its error, or out of memory. */
 static void
 raise_no_object(JNIEnv *env)
@@ -137,7 +144,6 @@ cache(JNIEnv *env)
     static const JNINativeMethod object_natives[] = {
         {"free0", "(IJ)V", (void *)object_free},
         {"viewInit", "(JL" MQJ_PKG "MkBufferC;)V", (void *)mqj_view_init},
-        {"callableSlot", "(Ljava/lang/Class;)I", (void *)mqj_callable_slot},
         {"viewShows", "(J)Z", (void *)mqj_view_shows},
         {"take", "([B)V", (void *)mqj_take},
         {"takeBits", "()J", (void *)mqj_take_bits},
@@ -149,6 +155,10 @@ cache(JNIEnv *env)
         !(mqj.dref = (*env)->GetFieldID(env, obj, "dref", "[B")) ||
         !(mqj.adopt = (*env)->GetMethodID(env, obj, "adopt", "(JI)V")) ||
         !(mqj.new_server = (*env)->GetStaticMethodID(env, obj, "newServer", "(Ljava/lang/Class;)J")) ||
+        !(mqj.call0 = (*env)->GetStaticMethodID(env, obj, "call",
+                                                "(L" MQJ_PKG "MqServiceNoArgIF;)Z")) ||
+        !(mqj.call1 = (*env)->GetStaticMethodID(env, obj, "call",
+                                                "(L" MQJ_PKG "MqServiceIF;L" MQJ_PKG "MqContextC;)Z")) ||
         (*env)->RegisterNatives(env, obj, object_natives,
                                 (jint)(sizeof object_natives / sizeof *object_natives)) != 0)
         return 0;
@@ -157,11 +167,6 @@ cache(JNIEnv *env)
         !(mqj.exc_init = (*env)->GetMethodID(env, mqj.exc, "<init>", "(Ljava/lang/String;I)V")) ||
         !(mqj.exc_text = (*env)->GetFieldID(env, mqj.exc, "text", "Ljava/lang/String;")) ||
         !(mqj.exc_code = (*env)->GetFieldID(env, mqj.exc, "code", "I")))
-        return 0;
-    if (!(mqj.svc = global_class(env, "MqServiceIF")) ||
-        !(mqj.svc_call = (*env)->GetMethodID(env, mqj.svc, "Call", "(L" MQJ_PKG "MqContextC;)V")) ||
-        !(mqj.svc0 = global_class(env, "MqServiceNoArgIF")) ||
-        !(mqj.svc0_call = (*env)->GetMethodID(env, mqj.svc0, "Call", "()V")))
         return 0;
     if (!(mqj.throwable = global_class(env, "java/lang/Throwable")) ||
         !(mqj.throwable_str = (*env)->GetMethodID(env, mqj.throwable, "toString",

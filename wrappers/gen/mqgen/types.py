@@ -244,9 +244,12 @@ TYPES = {t.name: t for t in [
          ruby=Col(in_="MqContextC", out="MqContextC", local=("MqContextC *{n}",),
                   args=("{n}",), to='{n} = mqrb_to_CTX({arg}, "{fn}");',
                   build="mqrb_from_CTX({v})"),
+         # Java: its handle goes along (no JNI field read), the object
+         # only for the error of a null or deleted one
          java=Col(in_="MqContextC", out="MqContextC", sig="Lorg/mqlink/MqContextC;",
                   jni="jobject", local=("MqContextC *{n}_p",), args=("{n}_p",),
-                  to='mqj_to_CTX(env, {n}, &{n}_p, "{fn}")', value="mqj_from_CTX(env, {v})")),
+                  lead=_java_lead("MkObjectC.handle({n})", "{n}_h", "long", "J", "jlong"),
+                  to='mqj_to_CTX(env, {n}, {n}_h, &{n}_p, "{fn}")', value="mqj_from_CTX(env, {v})")),
     Type("ARGV", (IN,), c_in=[("argc", "int"), ("argv", "const char **")], temporary=True,
          cxx=Col(param="const std::vector<std::string> &", args=("{n}_v.argc()", "{n}_v.argv()"),
                  hold="detail::Argv {n}_v({n});"),
@@ -280,17 +283,17 @@ TYPES = {t.name: t for t in [
          ruby=Col(in_="Proc", local=("void *{n}",), args=("mqrb_cb_call", "{n}", "mqrb_cb_free"),
                   to='{n} = mqrb_cb_new(self, {arg}, MQRB_SCOPE_{scope}, "{fn}");'),
          # Java: two interfaces, one native: Call(ctx) (lambdas, Server::Svc)
-         # and Call() (this::Svc); the runtime tells them apart once.
+         # and Call() (this::Svc); the overload passes which one it is.
          java=Col(in_="MqServiceIF<T>", forms=("MqServiceIF<T>", "MqServiceNoArgIF"),
                   sig="Lorg/mqlink/MqServiceIF;", sigs=("Lorg/mqlink/MqServiceIF;",
                                                        "Lorg/mqlink/MqServiceNoArgIF;"),
                   jni="jobject", local=("void *{n}_cb",),
                   args=("mqj_cb_call", "{n}_cb", "mqj_cb_free"),
-                  # the callable's class as the runtime's table index, found
-                  # once per class in Java (MkObjectC.callable): no JNI class
-                  # lookup per registration
-                  lead=_java_lead("MkObjectC.callable({n})", "{n}_k"),
-                  to='({n}_cb = mqj_cb_new(env, {n}, {n}_k, MQJ_SCOPE_{scope}, "{fn}"))',
+                  # which form the overload names (MkObjectC.noArg: chosen
+                  # by the parameter's declared type), so the runtime runs
+                  # it through MkObjectC.call with no JNI class lookup
+                  lead=_java_lead("MkObjectC.noArg({n})", "{n}_na"),
+                  to='({n}_cb = mqj_cb_new(env, {n}, {n}_na, MQJ_SCOPE_{scope}, "{fn}"))',
                   free="mqj_cb_free({n}_cb);")),
 ]}
 

@@ -126,6 +126,11 @@ public abstract class MkObjectC implements AutoCloseable {
         return o == null ? 0 : o.dval;
     }
 
+    /** A context argument's C object (hdl; 0 for null), passed to the natives that take it. */
+    static long handle(MkObjectC o) {
+        return o == null ? 0 : o.hdl;
+    }
+
     /** The bytes a buffer holds in Java (dref), passed to the natives that take it. */
     static byte[] bytes(MkObjectC o) {
         return o == null ? null : o.dref;
@@ -168,21 +173,37 @@ public abstract class MkObjectC implements AutoCloseable {
         return s == null ? 0 : s.length();
     }
 
-    /** Each callable class's entry in the JNI library's table of Call methods. */
-    private static final ClassValue<Integer> CALLABLE = new ClassValue<>() {
-        @Override
-        protected Integer computeValue(Class<?> c) {
-            return callableSlot(c);
-        }
-    };
+    /**
+     * A service or callback as the JNI library runs it (mqj_cb_call): true
+     * once it has returned, so the library needs no JNI ExceptionCheck per
+     * call; when it throws, the JNI call returns false with the exception
+     * pending.  See callback.c for what it saves.
+     */
+    static boolean call(MqServiceNoArgIF fn) throws Exception {
+        fn.Call();
+        return true;
+    }
+
+    /** The same for a callable that takes its context. */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    static boolean call(MqServiceIF fn, MqContextC ctx) throws Exception {
+        fn.Call(ctx); // a ctx of another class than the callable's T: ClassCastException
+        return true;
+    }
 
     /**
-     * A callable's class as its entry in that table (-1: none, the native
-     * looks it up itself): found once per class, so registering a callback
-     * costs the JNI library no class lookup.
+     * Which of the two forms a registration passes (the generated methods
+     * call this with the parameter's declared type, so the overload the user
+     * chose decides, also for a class that implements both): 0 runs
+     * Call(ctx), 1 runs Call().
      */
-    static int callable(Object fn) {
-        return fn == null ? -1 : CALLABLE.get(fn.getClass());
+    static int noArg(MqServiceIF<?> fn) {
+        return 0;
+    }
+
+    /** The form without arguments (1). */
+    static int noArg(MqServiceNoArgIF fn) {
+        return 1;
     }
 
     /** Each server class's constructor without arguments (newServer). */
@@ -212,8 +233,6 @@ public abstract class MkObjectC implements AutoCloseable {
             throw e.getCause();
         }
     }
-
-    private static native int callableSlot(Class<?> c);
 
     static native void free0(int kind, long hdl);
 
