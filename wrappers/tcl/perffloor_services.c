@@ -36,6 +36,11 @@ typedef struct {
     int seen; /* ReadItemExists answered true since the last false */
 } reader;
 
+/* The answers: shared objects, set as the result (Tcl_SetObjResult).  The
+ * binding stores its integer in place into the fresh result instead; that
+ * costs fewer instructions in the command but more in the loop after it
+ * (callgrind: BUST 41 556 against 41 252 per message), so the floor keeps
+ * the cheaper whole. */
 static Tcl_Obj *yes, *no, *size;
 
 /* ReadItemExists: true MESSAGE_ITEMS times, then false (the loop's end). */
@@ -51,18 +56,22 @@ item_exists(Tcl_Interp *interp, reader *r)
     }
 }
 
-/* The word's bytes: a literal of the method body, so its string exists. */
-static const char *
-word(Tcl_Obj *const objv[], int objc)
+/* Is objv[1] the word (len bytes)?  The length decides first, so the usual
+ * word costs no call, as the binding's cached word costs none; a word
+ * without a string (a pure number) is none of ours. */
+static inline int
+is_word(Tcl_Obj *const objv[], int objc, const char *word, int len)
 {
-    return objc > 1 && objv[1]->bytes ? objv[1]->bytes : "";
+    return objc > 1 && objv[1]->length == len && objv[1]->bytes &&
+           memcmp(objv[1]->bytes, word, len) == 0;
 }
+#define WORD(text) text, (int)sizeof text - 1
 
 static int
 floor_my(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 {
     calls++;
-    if (strcmp(word(objv, objc), "ReadItemExists") == 0)
+    if (is_word(objv, objc, WORD("ReadItemExists")))
         item_exists(interp, cd);
     return TCL_OK;
 }
@@ -70,12 +79,10 @@ floor_my(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 static int
 floor_object(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 {
-    const char *w = word(objv, objc);
-
     calls++;
-    if (strcmp(w, "ReadItemExists") == 0)
+    if (is_word(objv, objc, WORD("ReadItemExists")))
         item_exists(interp, cd);
-    else if (strcmp(w, "Size") == 0)
+    else if (is_word(objv, objc, WORD("Size")))
         Tcl_SetObjResult(interp, size);
     return TCL_OK;
 }
