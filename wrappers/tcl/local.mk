@@ -67,7 +67,8 @@ wrappers/tcl/inst/perfserver.tcl: $(top_srcdir)/wrappers/tcl/perfserver.tcl Make
 # (perffloor.c).  perffloor_child.c reaches TclOO's C API through the stubs.
 bin_PROGRAMS += wrappers/tcl/perffloor-tcl
 wrappers_tcl_perffloor_tcl_SOURCES = wrappers/tcl/perffloor.c wrappers/tcl/perffloor.h \
-	wrappers/tcl/perffloor_shapes.c wrappers/tcl/perffloor_child.c
+	wrappers/tcl/perffloor_services.c wrappers/tcl/perffloor_shapes.c \
+	wrappers/tcl/perffloor_child.c
 wrappers_tcl_perffloor_tcl_CPPFLAGS = $(AM_CPPFLAGS) $(TCL_CPPFLAGS) -I$(top_srcdir)/perfclient \
 	-DMQTCL_PERFSERVER='"$(pkgdatadir)/perfserver.tcl"' -DMQTCL_LIBDIR='"$(libdir)/tcl"'
 wrappers_tcl_perffloor_tcl_LDADD = $(TCL_LIBS) $(TCL_STUB_LIBS)

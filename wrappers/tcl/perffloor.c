@@ -5,11 +5,11 @@
  *                    of the prepared command (the object's TclOO `my` and the
  *                    method name, at global level), as the runtime calls a
  *                    service registered with `my NTHT`: one entry into Tcl.
- *   floor-tcl-SVC    a TclOO method called the same way whose body runs as
- *                    many commands as the perfserver's service SVC runs for
- *                    perfclient's message, each the cheapest command Tcl 8.6
- *                    has (perffloor_shapes.c): commands=K, and ns/command,
- *                    the time per command above floor-tcl.
+ *   floor-tcl-SVC    the perfserver's service SVC as perfserver.tcl writes
+ *                    it, called the same way, every mqlink command in it a
+ *                    no-op C command (perffloor_services.c): commands=K, the
+ *                    no-op commands one call runs, and ns/command, the time
+ *                    per command above floor-tcl.
  *   floor-tcl-child  a new server instance's floor (perffloor_child.c).
  *
  * What a Tcl server can reach at most is 1/(1/C + 1/floor) for each (C: the
@@ -82,30 +82,6 @@ prepare(Tcl_Interp *interp, prepared *p, const char *script, const char *method)
     return TCL_OK;
 }
 
-/* floor-tcl-SVC: the time per command above the empty method's. */
-static int
-commands_floors(Tcl_Interp *interp, double empty, const floor_size *z)
-{
-    for (const perffloor_service *s = perffloor_services; s->name; s++) {
-        prepared p;
-        char name[40], extra[64];
-        int k = perffloor_commands(s);
-        long n;
-        double t;
-
-        if (prepare(interp, &p, "info object namespace [::perffloor::Commands new]",
-                    s->name) != TCL_OK)
-            return perffloor_fail(interp, "::perffloor::Commands");
-        Tcl_AppendToObj(p.objv[0], "::my", -1);
-        if ((t = perffloor_measure(interp, eval_prepared, &p, z, &n)) < 0)
-            return perffloor_fail(interp, s->name);
-        snprintf(name, sizeof name, "floor-tcl-%s", s->name);
-        snprintf(extra, sizeof extra, " commands=%d ns/command=%.1f", k, (t - empty) * 1e9 / k);
-        floor_report(name, t, n, extra);
-    }
-    return 0;
-}
-
 static int
 nop(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 {
@@ -155,7 +131,7 @@ main(int argc, char **argv)
     Tcl_CreateObjCommand(interp, "::nop", nop, NULL, NULL);
     if (perffloor_define(interp) != TCL_OK)
         return perffloor_fail(interp, "the floor's classes");
-    if (commands_floors(interp, t, &z))
+    if (perffloor_services(interp, t, &z))
         return 1;
     return perffloor_child(interp, &z);
 }

@@ -17,23 +17,12 @@ double perffloor_measure(Tcl_Interp *interp, floor_op *op, void *arg, const floo
 /* The message on stderr; returns 1 (main's exit status). */
 int perffloor_fail(Tcl_Interp *interp, const char *what);
 
-/* perffloor_shapes.c: the perfserver's services as runs of no-op commands. */
-typedef struct {
-    const char *text; /* one line of the method body, `nop` for each command */
-    int times;        /* how often it runs for perfclient's message */
-    int commands;     /* the commands it runs (`nop`s; [self] is compiled) */
-} perffloor_line;
+/* perffloor_services.c: floor-tcl-SVC for each data service of the
+ * perfserver (PerfServer, sourced in interp); empty: floor-tcl's seconds. */
+int perffloor_services(Tcl_Interp *interp, double empty, const floor_size *z);
 
-typedef struct {
-    const char *name; /* the perfserver's service and the floor's method */
-    const perffloor_line *lines;
-} perffloor_service;
-
-extern const perffloor_service perffloor_services[];
-int perffloor_commands(const perffloor_service *s);
-/* Define ::perffloor::Commands (a method per service) and
- * ::perffloor::Instance (ServerSetup shaped as the perfserver's); `nop` is
- * the no-op command. */
+/* perffloor_shapes.c: define ::perffloor::Instance, its ServerSetup shaped
+ * as the perfserver's, `nop` the no-op command. */
 int perffloor_define(Tcl_Interp *interp);
 
 /* perffloor_child.c (TclOO's C API, through its stubs). */
