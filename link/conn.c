@@ -179,6 +179,7 @@ drop_pending(mqi_pending *p)
 }
 
 static void wait_server_close(mqi_conn *c);
+static void end_reset(mqi_conn *c);
 
 void
 mqi_conn_free(mqi_conn *c)
@@ -189,6 +190,8 @@ mqi_conn_free(mqi_conn *c)
         wait_server_close(c);
     if (c->io->close)
         c->io->close(c);
+    if (c->fd >= 0 && c->reset_on_close)
+        end_reset(c);
     if (c->fd >= 0)
         close(c->fd);
     if (c->pid > 0)
@@ -266,6 +269,23 @@ wait_server_close(mqi_conn *c)
         if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
             break;
     }
+}
+
+/* The server read the client's _CLS: the client has sent all it will and
+ * wants nothing more, so the server's close on a plain socket is a reset
+ * (SO_LINGER 0) instead of a FIN.  The client's wait for the close ends
+ * the same way (poll's POLLRDHUP), but neither side keeps TIME_WAIT and
+ * the client's FIN and its acknowledgement are not sent: a TIME_WAIT
+ * socket made and expired per parent, and two segments, less (issue 16,
+ * point 4).  Only on _CLS: any other end of a server's link (an error
+ * frame, the idle limit) closes with a FIN, which delivers what is still
+ * unsent. */
+static void
+end_reset(mqi_conn *c)
+{
+    struct linger now = {.l_onoff = 1, .l_linger = 0};
+    if (c->io == &plain_io)
+        setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &now, sizeof now);
 }
 
 static MkErrorE fill(mqi_conn *c, int flags);
