@@ -3,11 +3,13 @@
  * lands on no side: never on the client's ephemeral ports (tcp.c says why
  * that matters), nor on the server's (conn.c: end_reset); a client's socket
  * has TCP_NODELAY from its first write on. */
+#include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "config.h"
 
@@ -101,18 +103,45 @@ nodelay_from_first_write(void)
     MqContextDelete(c);
 }
 
+/* Any other end of a server's link closes with a FIN, not the reset the
+ * listening socket gives its accepted sockets for _CLS: a peer whose
+ * handshake is garbage reads the end of file, not ECONNRESET. */
+static void
+other_ends_fin(const char *mode)
+{
+    MqContextC *c = lt_connect(lt_mode_get(mode));
+    if (!c)
+        return;
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)lt_server_port()),
+                            .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    MQT_CHECK(fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) == 0);
+    char junk[MQI_PREAMBLE_SIZE], one;
+    memset(junk, 'x', sizeof junk);
+    MQT_CHECK(write(fd, junk, sizeof junk) == (ssize_t)sizeof junk);
+    ssize_t n = read(fd, &one, 1);
+    MQT_CHECK_MSG(n == 0, "read %zd (%s) where the end of file was due", n,
+                  n < 0 ? strerror(errno) : "a byte");
+    close(fd);
+    MqContextDelete(c);
+}
+
 static void fork_mode(void) { server_closes_first("tcp_fork"); }
+static void fork_fin(void) { other_ends_fin("tcp_fork"); }
 static void spawn_mode(void) { server_closes_first("tcp_spawn"); }
 #ifdef MQ_HAVE_THREADS
 static void thread_mode(void) { server_closes_first("tcp_thread"); }
+static void thread_fin(void) { other_ends_fin("tcp_thread"); }
 #endif
 
 static const mqt_case cases[] = {
     {"tcp_fork: the server closes first, no TIME_WAIT on either side", fork_mode},
     {"tcp client: TCP_NODELAY from the first write after the handshake", nodelay_from_first_write},
+    {"tcp_fork: a handshake that fails ends with a FIN, not a reset", fork_fin},
     {"tcp_spawn: the server closes first, no TIME_WAIT on either side", spawn_mode},
 #ifdef MQ_HAVE_THREADS
     {"tcp_thread: the server closes first, no TIME_WAIT on either side", thread_mode},
+    {"tcp_thread: a handshake that fails ends with a FIN, not a reset", thread_fin},
 #endif
     {NULL, NULL},
 };
