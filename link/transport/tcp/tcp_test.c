@@ -126,6 +126,26 @@ other_ends_fin(const char *mode)
     MqContextDelete(c);
 }
 
+/* A client's host is an address (parsed, tcp.c: numeric) or a name
+ * (getaddrinfo): both reach the server. */
+static void
+host_name_or_address(void)
+{
+    MqContextC *c = lt_connect(lt_mode_get("tcp_fork"));
+    if (!c)
+        return;
+    char port[16];
+    snprintf(port, sizeof port, "%d", lt_server_port());
+    const char *hosts[] = {"localhost", "127.0.0.1", "127.1"};
+    for (size_t i = 0; i < sizeof hosts / sizeof *hosts; i++) {
+        const char *argv[] = {"client", "--tcp", "--host", hosts[i], "--port", port};
+        MqContextC *k = MqContextCreate();
+        MQT_OK(MqLinkCreate(k, 6, argv), MqErrorGetText(k));
+        MqContextDelete(k);
+    }
+    MqContextDelete(c);
+}
+
 static void fork_mode(void) { server_closes_first("tcp_fork"); }
 static void fork_fin(void) { other_ends_fin("tcp_fork"); }
 static void spawn_mode(void) { server_closes_first("tcp_spawn"); }
@@ -138,6 +158,7 @@ static const mqt_case cases[] = {
     {"tcp_fork: the server closes first, no TIME_WAIT on either side", fork_mode},
     {"tcp client: TCP_NODELAY from the first write after the handshake", nodelay_from_first_write},
     {"tcp_fork: a handshake that fails ends with a FIN, not a reset", fork_fin},
+    {"tcp client: --host a name or an address", host_name_or_address},
     {"tcp_spawn: the server closes first, no TIME_WAIT on either side", spawn_mode},
 #ifdef MQ_HAVE_THREADS
     {"tcp_thread: the server closes first, no TIME_WAIT on either side", thread_mode},
