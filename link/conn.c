@@ -247,10 +247,12 @@ wait_fd(int fd, short events, MK_I64 timeout_ms)
  * On a plain socket poll's POLLRDHUP is the server's close itself: no
  * read of the end of file after it, one system call less per parent.
  * (Were a byte left unread, our close would answer with a reset instead
- * of a FIN; the server has closed, so nothing is lost.)  A secured link
- * reads on: its peer's goodbye is data. */
+ * of a FIN; the server has closed, so nothing is lost.)  The server's
+ * close is a reset (end_reset), which a poll woken while the kernel is
+ * taking it in may see as POLLERR alone, before POLLRDHUP: that is the
+ * close too.  A secured link reads on: its peer's goodbye is data. */
 #ifdef POLLRDHUP
-#define SERVER_CLOSED POLLRDHUP
+#define SERVER_CLOSED (POLLRDHUP | POLLHUP | POLLERR)
 #else
 #define SERVER_CLOSED 0
 #endif
