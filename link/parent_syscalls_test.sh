@@ -97,12 +97,14 @@ calls() {
         END { print n + 0 }' "$2"
 }
 
-# per_parent SIDE TP MODE SYSCALL MAX: SYSCALL per parent is at most MAX
+# per_parent SIDE TP MODE SYSCALL MAX [MIN]: SYSCALL per parent is at most
+# MAX (and at least MIN)
 per_parent() {
     a=$(count "$1" "$2" "$3" 100 "$4") b=$(count "$1" "$2" "$3" 200 "$4")
     echo "$1 $2 $3: $4 $a for 100 parents, $b for 200"
-    awk -v a="$a" -v b="$b" -v m="$5" 'BEGIN { printf "%.2f per parent, at most %s\n", (b - a) / 100, m
-                                            exit !((b - a) / 100 <= m) }'
+    awk -v a="$a" -v b="$b" -v m="$5" -v l="${6:-0}" 'BEGIN {
+        printf "%.2f per parent, at most %s, at least %s\n", (b - a) / 100, m, l
+        exit !((b - a) / 100 <= m && (b - a) / 100 >= l) }'
 }
 
 echo "1..6"
