@@ -64,8 +64,7 @@ listen_accept(const mqi_listener *l)
  * accepts again.  A transport whose server closes first gets SO_LINGER 0
  * there too, the reset its instances end a client's link with (conn.c:
  * end_reset), unless the instances are new programs, which would not know
- * it is there, or TLS links, which end with a FIN.  Returns whether the
- * options are in place. */
+ * it is there.  Returns whether the options are in place. */
 static int
 tune_listener(MqContextC *ctx, const mqi_transport *tp, const mqi_start_mode *mode, int lfd)
 {
@@ -74,8 +73,7 @@ tune_listener(MqContextC *ctx, const mqi_transport *tp, const mqi_start_mode *mo
     if (tp->tune)
         tp->tune(lfd);
     ctx->cfg.accepted_rcvtimeo_ms = mqi_rcvtimeo_set(lfd, &ctx->cfg, 0);
-    ctx->cfg.accepted_reset = tp->server_closes_first && !mode->execs && !ctx->cfg.secure.state &&
-                              mqi_linger_reset(lfd, 1);
+    ctx->cfg.accepted_reset = tp->server_closes_first && !mode->execs && mqi_linger_reset(lfd, 1);
     return 1;
 }
 
