@@ -118,7 +118,6 @@ mqi_conn_create(int fd, const mqi_config *cfg, int is_server)
     c->max_children = cfg->max_children;
     c->cb_deadline = -1;
     c->rcvtimeo_ms = mqi_rcvtimeo_set(fd, cfg, is_server);
-    c->reset_armed = is_server && cfg->accepted_reset;
     return c;
 }
 
@@ -191,7 +190,7 @@ mqi_conn_free(mqi_conn *c)
         wait_server_close(c);
     if (c->io->close)
         c->io->close(c);
-    if (c->fd >= 0)
+    if (c->fd >= 0 && c->reset_on_close)
         end_reset(c);
     if (c->fd >= 0)
         close(c->fd);
@@ -281,31 +280,14 @@ wait_server_close(mqi_conn *c)
  * the client's FIN and its acknowledgement are not sent: a TIME_WAIT
  * socket made and expired per parent, and two segments, less (issue 16,
  * point 4).  Only on _CLS: any other end of a server's link (an error
- * frame, the idle limit, TLS's close_notify) closes with a FIN, which
- * delivers what is still unsent.  A socket a --fork or --thread listener
- * accepted comes with the reset already (listen.c), so a parent costs no
- * setsockopt; only the other ends clear it. */
+ * frame, the idle limit) closes with a FIN, which delivers what is still
+ * unsent. */
 static void
 end_reset(mqi_conn *c)
 {
-    int reset = c->reset_on_close && c->io == &plain_io;
-    if (reset != c->reset_armed)
-        mqi_linger_reset(c->fd, reset);
-}
-
-int
-mqi_linger_reset(int fd, int on)
-{
-    struct linger lg = {.l_onoff = on, .l_linger = 0};
-    return setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg) == 0;
-}
-
-void
-mqi_accepted_close(const mqi_config *cfg, int fd)
-{
-    if (cfg->accepted_reset)
-        mqi_linger_reset(fd, 0);
-    close(fd);
+    struct linger now = {.l_onoff = 1, .l_linger = 0};
+    if (c->io == &plain_io)
+        setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &now, sizeof now);
 }
 
 static MkErrorE fill(mqi_conn *c, int flags);

@@ -29,7 +29,7 @@ conn_create(MqContextC *ctx, int fd, int is_server)
 {
     mqi_conn *c = mqi_conn_create(fd, &ctx->cfg, is_server);
     if (!c) {
-        mqi_accepted_close(&ctx->cfg, fd);
+        close(fd);
         MkErrorSet(ctx->err, MK_ERR_MEMORY, "LinkCreate: out of memory");
         return NULL;
     }
@@ -335,7 +335,7 @@ mqi_instance_serve(MqContextC *tmpl, int fd)
     MqContextC *inst = mqi_instance_create(tmpl);
     if (!inst) {
         mqi_log(tmpl, MK_LOG_ERROR, "%s", MqErrorGetText(tmpl));
-        mqi_accepted_close(&tmpl->cfg, fd);
+        close(fd);
         return;
     }
     if (mqi_server_attach(inst, fd) != MK_OK)

@@ -121,9 +121,6 @@ typedef struct mqi_config {
      * listening socket's options (transport.h) set SO_RCVTIMEO there once;
      * its instances' sockets come with this receive timeout (0: none). */
     MK_I64 accepted_rcvtimeo_ms;
-    /* Not an option: the listening socket has SO_LINGER 0, which its
-     * accepted sockets inherit (conn.c: mqi_linger_reset). */
-    int accepted_reset;
     char **srv_argv;     /* pipe: server program and arguments (after @) */
     int srv_argc;
     char *storage;       /* --storage FILE for persistent delivery */
@@ -258,7 +255,6 @@ typedef struct mqi_conn {
     pid_t pid;          /* pipe server started by us, reaped on close */
     int await_close;    /* client sent _CLS: the server closes first (tcp.c) */
     int reset_on_close; /* server read _CLS: its close is a reset (conn.c: end_reset) */
-    int reset_armed;    /* the socket came with SO_LINGER 0 (cfg.accepted_reset) */
     MkErrorC *err;      /* why the connection ended: points at err_store */
     MkErrorC err_store;
     mqi_bytes rbuf;
@@ -313,11 +309,6 @@ typedef struct mqi_conn {
 mqi_conn *mqi_conn_create(int fd, const mqi_config *cfg, int is_server);
 /* Give fd the receive timeout cfg asks for (conn.c); returns it in ms, 0: none. */
 MK_I64 mqi_rcvtimeo_set(int fd, const mqi_config *cfg, int is_server);
-/* Set (on 1) or clear SO_LINGER 0 on fd: its close is a reset, or a FIN. */
-int mqi_linger_reset(int fd, int on);
-/* Close a socket the listener accepted, with a FIN (not the listening
- * socket's inherited reset): a connection refused or never served. */
-void mqi_accepted_close(const mqi_config *cfg, int fd);
 /* Close the socket, reap a pipe server, free everything. */
 void mqi_conn_free(mqi_conn *c);
 /* Mark the connection down with a reason (first reason wins). */

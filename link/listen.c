@@ -61,19 +61,15 @@ listen_accept(const mqi_listener *l)
  * socket's options, they are set there once (two system calls less per
  * parent on TCP).  The receive timeout then also bounds the waits in
  * accept (EAGAIN): the --fork loop reaps at that pace, --thread's pool
- * accepts again.  A transport whose server closes first gets SO_LINGER 0
- * there too, the reset its instances end a client's link with (conn.c:
- * end_reset), unless the instances are new programs, which would not know
- * it is there.  Returns whether the options are in place. */
+ * accepts again.  Returns whether the options are in place. */
 static int
-tune_listener(MqContextC *ctx, const mqi_transport *tp, const mqi_start_mode *mode, int lfd)
+tune_listener(MqContextC *ctx, const mqi_transport *tp, int lfd)
 {
     if (!tp->accepted_inherit)
         return 0;
     if (tp->tune)
         tp->tune(lfd);
     ctx->cfg.accepted_rcvtimeo_ms = mqi_rcvtimeo_set(lfd, &ctx->cfg, 0);
-    ctx->cfg.accepted_reset = tp->server_closes_first && !mode->execs && mqi_linger_reset(lfd, 1);
     return 1;
 }
 
@@ -85,7 +81,7 @@ tune_listener(MqContextC *ctx, const mqi_transport *tp, const mqi_start_mode *mo
 static void
 refuse(MqContextC *tmpl, mqi_refusals *r, int fd, int alive)
 {
-    mqi_accepted_close(&tmpl->cfg, fd);
+    close(fd);
     r->count++;
     MK_I64 now = mqi_now_ms();
     if (r->logged_ms && now - r->logged_ms < 1000)
@@ -189,7 +185,6 @@ serve_forever(const mqi_listener *l, const mqi_start_mode *mode)
         accept_loop(l, mode);
     else if (mode->run(l) != MK_OK) {
         ctx->cfg.accepted_rcvtimeo_ms = 0; /* the context goes on as it was */
-        ctx->cfg.accepted_reset = 0;
         return;
     }
     else
@@ -218,7 +213,7 @@ mqi_listen_serve(MqContextC *ctx)
     mqi_listener l = {.tmpl = ctx, .tp = tp, .lfd = lfd, .accept = listen_accept,
                       .serve = mqi_instance_serve, .refuse = refuse};
     if (mode) {
-        l.inherit = tune_listener(ctx, tp, mode, lfd);
+        l.inherit = tune_listener(ctx, tp, lfd);
         serve_forever(&l, mode);
         stop_listening(ctx, tp, lfd);
         return MK_ERROR;

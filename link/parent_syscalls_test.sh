@@ -8,10 +8,10 @@
 #   - the instance reads the client's preamble without a poll first (the
 #     client sent it right after connect: it is there);
 #   - the --fork listener waits in accept itself, not in poll + accept;
-#   - on TCP an accepted socket inherits TCP_NODELAY, SO_RCVTIMEO and
-#     SO_LINGER 0 (its close after the client's _CLS is a reset, so no side
-#     keeps TIME_WAIT: conn.c, end_reset) from the listening socket: no
-#     setsockopt per parent;
+#   - on TCP an accepted socket inherits TCP_NODELAY and SO_RCVTIMEO from
+#     the listening socket; its one setsockopt per parent is SO_LINGER 0
+#     when it read the client's _CLS, so that its close is a reset and no
+#     side keeps TIME_WAIT (conn.c: end_reset);
 #   - a TCP client that asked the server to close first (_CLS) takes poll's
 #     POLLRDHUP as that close: no read of the end of file after it;
 #   - a TCP client sets TCP_NODELAY at its first write after the handshake,
@@ -120,12 +120,13 @@ else
     check "--thread: no poll per parent # SKIP this build has no threads" true
 fi
 # 2 per parent before 5073aca (TCP_NODELAY and SO_RCVTIMEO on each accepted
-# socket); 1 while the reset's SO_LINGER was set on each _CLS (4123081)
-check "tcp --fork: no setsockopt per parent" per_parent server tcp fork setsockopt 0.3
+# socket), then 0; now the reset's SO_LINGER (0 before: a FIN, TIME_WAIT on
+# the server)
+check "tcp --fork: one setsockopt per parent (SO_LINGER on _CLS)" per_parent server tcp fork setsockopt 1.3 0.7
 if [ "$THREADS" = yes ]; then
-    check "tcp --thread: no setsockopt per parent" per_parent server tcp thread setsockopt 0.3
+    check "tcp --thread: one setsockopt per parent (SO_LINGER on _CLS)" per_parent server tcp thread setsockopt 1.3 0.7
 else
-    check "tcp --thread: no setsockopt per parent # SKIP this build has no threads" true
+    check "tcp --thread: one setsockopt per parent # SKIP this build has no threads" true
 fi
 # before: 2 per parent (the handshake's answer and the end of file after _CLS)
 check "tcp client: one read per parent (the handshake's)" per_parent client tcp fork recvfrom 1.3

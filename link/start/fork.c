@@ -34,7 +34,7 @@ start(const mqi_listener *l, int fd)
     pid_t pid = fork();
     if (pid < 0) {
         int e = errno;
-        mqi_accepted_close(&tmpl->cfg, fd);
+        close(fd);
         return MkErrorSet(tmpl->err, MQ_ERR_SYSTEM, "fork failed: %s", strerror(e));
     }
     if (pid > 0) {
