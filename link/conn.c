@@ -280,8 +280,12 @@ wait_server_close(mqi_conn *c)
  * the client's FIN and its acknowledgement are not sent: a TIME_WAIT
  * socket made and expired per parent, and two segments, less (issue 16,
  * point 4).  Only on _CLS: any other end of a server's link (an error
- * frame, the idle limit) closes with a FIN, which delivers what is still
- * unsent. */
+ * frame, the idle limit, an instance killed or stopped with links open)
+ * closes with a FIN, which delivers what is still unsent.  That is why the
+ * option is set here, one setsockopt per parent, and not once on the
+ * listening socket for every accepted socket to inherit: an end that
+ * bypasses this close (exit, a signal) would then discard its unsent
+ * replies with a reset. */
 static void
 end_reset(mqi_conn *c)
 {

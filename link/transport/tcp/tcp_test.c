@@ -103,9 +103,9 @@ nodelay_from_first_write(void)
     MqContextDelete(c);
 }
 
-/* Any other end of a server's link closes with a FIN, not the reset the
- * listening socket gives its accepted sockets for _CLS: a peer whose
- * handshake is garbage reads the end of file, not ECONNRESET. */
+/* Any other end of a server's link closes with a FIN, not the reset it
+ * gives a link after _CLS (conn.c: end_reset): a peer whose handshake is
+ * garbage reads the end of file, not ECONNRESET. */
 static void
 other_ends_fin(const char *mode)
 {
