@@ -179,6 +179,7 @@ drop_pending(mqi_pending *p)
 }
 
 static void wait_server_close(mqi_conn *c);
+static void end_reset(mqi_conn *c);
 
 void
 mqi_conn_free(mqi_conn *c)
@@ -189,6 +190,8 @@ mqi_conn_free(mqi_conn *c)
         wait_server_close(c);
     if (c->io->close)
         c->io->close(c);
+    if (c->fd >= 0 && c->reset_on_close)
+        end_reset(c);
     if (c->fd >= 0)
         close(c->fd);
     if (c->pid > 0)
@@ -243,10 +246,12 @@ wait_fd(int fd, short events, MK_I64 timeout_ms)
  * On a plain socket poll's POLLRDHUP is the server's close itself: no
  * read of the end of file after it, one system call less per parent.
  * (Were a byte left unread, our close would answer with a reset instead
- * of a FIN; the server has closed, so nothing is lost.)  A secured link
- * reads on: its peer's goodbye is data. */
+ * of a FIN; the server has closed, so nothing is lost.)  The server's
+ * close is a reset (end_reset), which a poll woken while the kernel is
+ * taking it in may see as POLLERR alone, before POLLRDHUP: that is the
+ * close too.  A secured link reads on: its peer's goodbye is data. */
 #ifdef POLLRDHUP
-#define SERVER_CLOSED POLLRDHUP
+#define SERVER_CLOSED (POLLRDHUP | POLLHUP | POLLERR)
 #else
 #define SERVER_CLOSED 0
 #endif
@@ -266,6 +271,27 @@ wait_server_close(mqi_conn *c)
         if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
             break;
     }
+}
+
+/* The server read the client's _CLS: the client has sent all it will and
+ * wants nothing more, so the server's close on a plain socket is a reset
+ * (SO_LINGER 0) instead of a FIN.  The client's wait for the close ends
+ * the same way (poll's POLLRDHUP), but neither side keeps TIME_WAIT and
+ * the client's FIN and its acknowledgement are not sent: a TIME_WAIT
+ * socket made and expired per parent, and two segments, less (issue 16,
+ * point 4).  Only on _CLS: any other end of a server's link (an error
+ * frame, the idle limit, an instance killed or stopped with links open)
+ * closes with a FIN, which delivers what is still unsent.  That is why the
+ * option is set here, one setsockopt per parent, and not once on the
+ * listening socket for every accepted socket to inherit: an end that
+ * bypasses this close (exit, a signal) would then discard its unsent
+ * replies with a reset. */
+static void
+end_reset(mqi_conn *c)
+{
+    struct linger now = {.l_onoff = 1, .l_linger = 0};
+    if (c->io == &plain_io)
+        setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &now, sizeof now);
 }
 
 static MkErrorE fill(mqi_conn *c, int flags);

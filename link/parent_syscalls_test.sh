@@ -9,7 +9,9 @@
 #     client sent it right after connect: it is there);
 #   - the --fork listener waits in accept itself, not in poll + accept;
 #   - on TCP an accepted socket inherits TCP_NODELAY and SO_RCVTIMEO from
-#     the listening socket: no setsockopt per parent;
+#     the listening socket; its one setsockopt per parent is SO_LINGER 0
+#     when it read the client's _CLS, so that its close is a reset and no
+#     side keeps TIME_WAIT (conn.c: end_reset);
 #   - a TCP client that asked the server to close first (_CLS) takes poll's
 #     POLLRDHUP as that close: no read of the end of file after it;
 #   - a TCP client sets TCP_NODELAY at its first write after the handshake,
@@ -95,12 +97,14 @@ calls() {
         END { print n + 0 }' "$2"
 }
 
-# per_parent SIDE TP MODE SYSCALL MAX: SYSCALL per parent is at most MAX
+# per_parent SIDE TP MODE SYSCALL MAX [MIN]: SYSCALL per parent is at most
+# MAX (and at least MIN)
 per_parent() {
     a=$(count "$1" "$2" "$3" 100 "$4") b=$(count "$1" "$2" "$3" 200 "$4")
     echo "$1 $2 $3: $4 $a for 100 parents, $b for 200"
-    awk -v a="$a" -v b="$b" -v m="$5" 'BEGIN { printf "%.2f per parent, at most %s\n", (b - a) / 100, m
-                                            exit !((b - a) / 100 <= m) }'
+    awk -v a="$a" -v b="$b" -v m="$5" -v l="${6:-0}" 'BEGIN {
+        printf "%.2f per parent, at most %s, at least %s\n", (b - a) / 100, m, l
+        exit !((b - a) / 100 <= m && (b - a) / 100 >= l) }'
 }
 
 echo "1..6"
@@ -115,12 +119,14 @@ if [ "$THREADS" = yes ]; then
 else
     check "--thread: no poll per parent # SKIP this build has no threads" true
 fi
-# before: 2 per parent (TCP_NODELAY and SO_RCVTIMEO on each accepted socket)
-check "tcp --fork: no setsockopt per parent" per_parent server tcp fork setsockopt 0.3
+# 2 per parent before 5073aca (TCP_NODELAY and SO_RCVTIMEO on each accepted
+# socket), then 0; now the reset's SO_LINGER (0 before: a FIN, TIME_WAIT on
+# the server)
+check "tcp --fork: one setsockopt per parent (SO_LINGER on _CLS)" per_parent server tcp fork setsockopt 1.3 0.7
 if [ "$THREADS" = yes ]; then
-    check "tcp --thread: no setsockopt per parent" per_parent server tcp thread setsockopt 0.3
+    check "tcp --thread: one setsockopt per parent (SO_LINGER on _CLS)" per_parent server tcp thread setsockopt 1.3 0.7
 else
-    check "tcp --thread: no setsockopt per parent # SKIP this build has no threads" true
+    check "tcp --thread: one setsockopt per parent # SKIP this build has no threads" true
 fi
 # before: 2 per parent (the handshake's answer and the end of file after _CLS)
 check "tcp client: one read per parent (the handshake's)" per_parent client tcp fork recvfrom 1.3
