@@ -9,6 +9,10 @@ set label [lindex $argv 0]
 set link [lrange $argv 1 end]
 set MiB [expr {1 << 20}]
 
+# check and raises as the binding's own tests have them; case is this
+# client's own (labelled, unnumbered: run_matrix.sh numbers the lines).
+source [file join [file dirname [info script]] .. .. wrappers tcl taptest.tcl]
+
 proc case {name body} {
     if {[catch {uplevel 1 $body} err opts]} {
         puts "not ok - $::label: $name"
@@ -17,18 +21,6 @@ proc case {name body} {
         puts "ok - $::label: $name"
     }
     flush stdout
-}
-
-proc check {cond msg} {
-    if {![uplevel 1 [list expr $cond]]} {error $msg}
-}
-
-# The error a script raises, and its -errorcode; "" when there is none.
-proc raises {script} {
-    if {[catch {uplevel 1 $script} err opts]} {
-        return [list $err [dict get $opts -errorcode]]
-    }
-    return ""
 }
 
 proc echo {c t v} {
