@@ -54,7 +54,7 @@ else skip "Ruby or Tcl not built"; fi
 sock=$tmp/kv.sock
 "$e/c/kv_server" --uds --file "$sock" --fork &
 srv=$!
-i=0; while [ ! -S "$sock" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+i=0; while [ ! -S "$sock" ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i + 1)); done
 pair "C kv_client --uds against kv_server --uds --fork" "$kv" "$e/c/kv_client" --uds --file "$sock"
 kill "$srv"; wait "$srv" 2>/dev/null
 echo "1..$n"

@@ -240,7 +240,7 @@ thread_hooks_pair(void)
     const char *sock = mqt_temp_path("hooks.sock");
     pid_t srv = thread_listener(sock, p[1]);
     close(p[1]);
-    MQT_CHECK(mqt_wait_for_file(sock, 5000) == 0);
+    MQT_CHECK(mqt_wait_for_file(sock, 30000) == 0);
     MqContextC *c[N];
     const char *argv[] = {"hookcli", "--uds", "--file", sock};
     for (int i = 0; i < N; i++) {

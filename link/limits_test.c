@@ -52,7 +52,7 @@ start_server(const char *mode, const char *opts)
              mqt_build_path("tests/testserver"), sock, mode, opts, logfile);
     const char *argv[] = {"/bin/sh", "-c", cmd, NULL};
     server = mqt_launch(argv, 120);
-    if (mqt_wait_for_file(sock, 5000) != 0) {
+    if (mqt_wait_for_file(sock, 30000) != 0) {
         mqt_fail(__FILE__, __LINE__, "server did not come up");
         lt_dump_on_failure(logfile);
         return -1;

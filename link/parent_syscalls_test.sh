@@ -40,7 +40,7 @@ address() {
 # parent in both counts, so the difference drops it)
 ready() {
     i=0
-    while [ $i -lt 100 ]; do
+    while [ $i -lt 600 ]; do
         case $1 in
         --uds) [ -S "$3" ] && return 0 ;;
         --tcp) python3 -c 'import socket, sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1).close()' "$3" 2>/dev/null && return 0 ;;

@@ -68,7 +68,7 @@ start_server(void)
                           "--storage", srvdb, "--sync", "normal", "--silent", NULL};
     unlink(sock);
     server = mqt_launch(argv, 120);
-    return mqt_wait_for_file(sock, 5000);
+    return mqt_wait_for_file(sock, 30000);
 }
 
 static MqContextC *
@@ -359,7 +359,7 @@ start_fork_server(const char *base, const char *opt, const char *val)
                           "--storage", base, "--sync", "normal", "--silent", opt, val, NULL};
     unlink(sock);
     server = mqt_launch(argv, 120);
-    int rc = mqt_wait_for_file(sock, 5000);
+    int rc = mqt_wait_for_file(sock, 30000);
     MQT_CHECK_MSG(rc == 0, "server with %s %s did not come up", opt ? opt : "", val ? val : "");
     return rc;
 }
@@ -549,7 +549,7 @@ disk_full(void)
     executed = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     memset((void *)executed, 0, 4096);
     pid_t srv = start_full_server(base);
-    if (mqt_wait_for_file(sock, 5000) != 0) {
+    if (mqt_wait_for_file(sock, 30000) != 0) {
         mqt_fail(__FILE__, __LINE__, "server did not come up");
         kill(srv, SIGKILL);
         waitpid(srv, NULL, 0);

@@ -68,7 +68,7 @@ pool_run() {
     "$SERVER" $addr --thread >"$TMP/server.log" 2>&1 &
     SERVER_PID=$!
     i=0 inode=
-    while [ $i -lt 100 ] && [ -z "$inode" ]; do
+    while [ $i -lt 600 ] && [ -z "$inode" ]; do
         sleep 0.1; i=$((i + 1)); inode=$(listening_inode "$1" "$key")
     done
     [ -n "$inode" ] || { echo "the server does not listen"; return 1; }

@@ -66,13 +66,13 @@ not_ok() { # not_ok WHAT [FILE...]: the files' tails as comments
 skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 
 # start_server NS LOG PROGRAM ARGS... — run in NS, wait until port listens
-# (10 s at most); spid is the server's own pid (ip netns exec and the
+# (60 s at most); spid is the server's own pid (ip netns exec and the
 # libtool wrapper both exec).
 start_server() {
     local ns=$1 log=$2 i=0; shift 2
     ip netns exec "$ns" "$@" >"$log" 2>&1 &
     spid=$!
-    while [ $i -lt 100 ]; do
+    while [ $i -lt 600 ]; do
         [ -n "$(ip netns exec "$ns" ss -Hltn "sport = :$port")" ] && return 0
         kill -0 $spid 2>/dev/null || break
         sleep 0.1; i=$((i + 1))

@@ -114,7 +114,7 @@ launch(const lt_mode *m, const char *srv)
         memcpy(argv + 5, more, sizeof more);
     }
     server = mqt_launch(argv, 120);
-    int ok = isuds ? mqt_wait_for_file(where, 5000) : mqt_wait_for_port(atoi(where), 5000);
+    int ok = isuds ? mqt_wait_for_file(where, 30000) : mqt_wait_for_port(atoi(where), 30000);
     if (ok != 0) {
         mqt_fail(__FILE__, __LINE__, "server for %s did not come up", m->name);
         return -1;

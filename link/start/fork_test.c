@@ -70,7 +70,7 @@ output_once(void)
         alarm(60);
         listener(sock, out);
     }
-    MQT_CHECK(mqt_wait_for_file(sock, 5000) == 0);
+    MQT_CHECK(mqt_wait_for_file(sock, 30000) == 0);
     const char *args[] = {"client", "--uds", "--file", sock};
     for (int i = 0; i < 3; i++) {
         MqContextC *c = MqContextCreate();

@@ -26,7 +26,7 @@ free_port() {
 }
 wait_for() { # $1: a file to appear, or tcp:PORT to accept
     i=0
-    while [ $i -lt 100 ]; do
+    while [ $i -lt 600 ]; do
         case $1 in
         tcp:*) "${PYTHON:-python3}" -c "import socket,sys; socket.create_connection(('127.0.0.1', int(sys.argv[1])), 1).close()" "${1#tcp:}" 2>/dev/null && return 0 ;;
         *) [ -S "$1" ] && return 0 ;;

@@ -27,11 +27,11 @@ not_ok() {
     n=$((n + 1)) failed=$((failed + 1))
     echo "not ok $n - $1"; [ -s "$tmp/err" ] && sed 's/^/#   /' "$tmp/err" | tail -5
 }
-wait_sock() { i=0; while [ ! -S "$1" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done; [ -S "$1" ]; }
-# stopped PID: waits up to 10 s for PID to end; its exit status in $status
+wait_sock() { i=0; while [ ! -S "$1" ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i + 1)); done; [ -S "$1" ]; }
+# stopped PID: waits up to 30 s for PID to end; its exit status in $status
 stopped() {
     i=0
-    while kill -0 "$1" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+    while kill -0 "$1" 2>/dev/null && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
     kill -0 "$1" 2>/dev/null && { status=running; return 1; }
     wait "$1"; status=$?
 }
@@ -71,7 +71,7 @@ start_client() { # start_client SOCK [persist]: fifo $tmp/in feeds it, $tmp/out 
     "${PYTHON:-python3}" "$tmp/client.py" "$@" <"$tmp/in" >"$tmp/out" 2>>"$tmp/err" &
     cpid=$!; pids="$pids $cpid"
     exec 3>"$tmp/in"
-    i=0; while ! grep -q "echo" "$tmp/out" && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+    i=0; while ! grep -q "echo" "$tmp/out" && [ $i -lt 1200 ]; do sleep 0.05; i=$((i + 1)); done
     grep -q "echo ok" "$tmp/out"
 }
 
@@ -81,7 +81,7 @@ for mode in $modes; do
         what="$mode, listening: SIG$sig"
         if ! start_server "$tmp/s" "$@" $start; then not_ok "$what: server did not start"; continue; fi
         kill -"$sig" "$spid"
-        if ! stopped "$spid"; then not_ok "$what: still running after 10 s"
+        if ! stopped "$spid"; then not_ok "$what: still running after 30 s"
         elif [ "$status" != 0 ]; then not_ok "$what: exit status $status, not 0"
         elif [ -e "$tmp/s" ]; then not_ok "$what: socket file left"
         else ok "$what: exit 0, socket file removed"; fi
@@ -101,7 +101,7 @@ if strace -o /dev/null -e inject=link:delay_exit=1 true 2>/dev/null; then
     if ! wait_sock "$tmp/s"; then not_ok "$what: server did not start"
     else
         kill -TERM "$(pgrep -P "$tpid" | head -1)"
-        if ! stopped "$tpid"; then not_ok "$what: still running after 10 s"
+        if ! stopped "$tpid"; then not_ok "$what: still running after 30 s"
         elif [ "$status" != 0 ]; then not_ok "$what: exit status $status, not 0"
         elif [ -e "$tmp/s" ]; then not_ok "$what: socket file left"
         else ok "$what: exit 0, socket file removed"; fi
@@ -119,7 +119,7 @@ for mode in $modes; do
             start_server "$tmp/s" "$@" --storage "$tmp/st.db" &&
                 start_client "$tmp/s" persist || { not_ok "$what: no link"; exec 3>&-; continue; }
             kill -"$sig" "$spid"
-            if ! stopped "$spid"; then not_ok "$what: still running after 10 s"
+            if ! stopped "$spid"; then not_ok "$what: still running after 30 s"
             elif [ "$status" != 0 ]; then not_ok "$what: exit status $status, not 0"
             elif ls "$tmp" | grep -q '^st\.db.*-wal$'; then
                 not_ok "$what: storage not closed: $(ls "$tmp" | grep st.db | tr '\n' ' ')"
@@ -130,7 +130,7 @@ for mode in $modes; do
             start_server "$tmp/s" "$@" --$mode &&
                 start_client "$tmp/s" || { not_ok "$what: no link"; exec 3>&-; continue; }
             kill -"$sig" "$spid"
-            if ! stopped "$spid"; then not_ok "$what: listener still running after 10 s"
+            if ! stopped "$spid"; then not_ok "$what: listener still running after 30 s"
             elif [ "$status" != 0 ]; then not_ok "$what: listener exit status $status, not 0"
             elif [ -e "$tmp/s" ]; then not_ok "$what: socket file left"
             else

@@ -98,7 +98,7 @@ live_path_refused(void)
     snprintf(log_a, sizeof log_a, "%s", mqt_temp_path("uds-log-a"));
     snprintf(log_b, sizeof log_b, "%s", mqt_temp_path("uds-log-b"));
     pid_t a = start_server(log_a);
-    MQT_CHECK(mqt_wait_for_file(sock, 5000) == 0 && served());
+    MQT_CHECK(mqt_wait_for_file(sock, 30000) == 0 && served());
     struct stat before, after;
     MQT_CHECK(stat(sock, &before) == 0);
     pid_t b = start_server(log_b);
@@ -159,7 +159,7 @@ exit_unlinks_only_its_own(void)
     snprintf(sock, sizeof sock, "%s", mqt_temp_path("uds"));
     snprintf(log, sizeof log, "%s", mqt_temp_path("uds-log"));
     pid_t s = start_server(log);
-    MQT_CHECK(mqt_wait_for_file(sock, 5000) == 0 && served());
+    MQT_CHECK(mqt_wait_for_file(sock, 30000) == 0 && served());
     MQT_CHECK(unlink(sock) == 0);
     int fd = bind_at(sock, 1);
     struct stat mine, after;
