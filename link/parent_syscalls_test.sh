@@ -98,13 +98,15 @@ calls() {
 }
 
 # per_parent SIDE TP MODE SYSCALL MAX [MIN]: SYSCALL per parent is at most
-# MAX (and at least MIN)
+# MAX (and at least MIN, when given).  Without MIN there is no lower bound:
+# where none is due per parent the two runs' few idle calls can differ
+# either way (4 for 100 parents and 3 for 200 under load: -0.01).
 per_parent() {
     a=$(count "$1" "$2" "$3" 100 "$4") b=$(count "$1" "$2" "$3" 200 "$4")
     echo "$1 $2 $3: $4 $a for 100 parents, $b for 200"
-    awk -v a="$a" -v b="$b" -v m="$5" -v l="${6:-0}" 'BEGIN {
+    awk -v a="$a" -v b="$b" -v m="$5" -v l="${6:-none}" 'BEGIN {
         printf "%.2f per parent, at most %s, at least %s\n", (b - a) / 100, m, l
-        exit !((b - a) / 100 <= m && (b - a) / 100 >= l) }'
+        exit !((b - a) / 100 <= m && (l == "none" || (b - a) / 100 >= l)) }'
 }
 
 echo "1..6"
