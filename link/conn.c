@@ -117,15 +117,15 @@ mqi_conn_create(int fd, const mqi_config *cfg, int is_server)
     c->child_hint = 1;
     c->max_children = cfg->max_children;
     c->cb_deadline = -1;
-    c->rcvtimeo_ms = mqi_rcvtimeo_set(fd, cfg, is_server);
     return c;
 }
 
 /* A wait reads straight from the socket instead of poll + read: one system
  * call less per answer.  The socket's receive timeout keeps such a read
  * shorter than any deadline the loop hands to it.  A socket a listener
- * accepted may carry it already (link_int.h: accepted_rcvtimeo_ms).
- * Returns the timeout in ms, 0 for none. */
+ * accepted may carry it already (link_int.h: accepted_rcvtimeo_ms).  Set
+ * by the link (link.c) on a transport whose waits do not poll
+ * (transport.h: wait_in_poll).  Returns the timeout in ms, 0 for none. */
 MK_I64
 mqi_rcvtimeo_set(int fd, const mqi_config *cfg, int is_server)
 {

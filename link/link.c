@@ -33,6 +33,9 @@ conn_create(MqContextC *ctx, int fd, int is_server)
         MkErrorSet(ctx->err, MK_ERR_MEMORY, "LinkCreate: out of memory");
         return NULL;
     }
+    const mqi_transport *tp = mqi_transport_get(ctx->cfg.tp);
+    if (!(tp && tp->wait_in_poll))
+        c->rcvtimeo_ms = mqi_rcvtimeo_set(fd, &ctx->cfg, is_server);
     c->note = conn_note;
     c->trace = mqi_trace_level(ctx);
     if (c->trace >= MK_LOG_TRACE)

@@ -270,7 +270,7 @@ typedef struct mqi_conn {
     size_t flush_at;
     uint32_t max_frame;
     MK_I64 timeout_ms;  /* for blocking writes */
-    MK_I64 rcvtimeo_ms; /* SO_RCVTIMEO: the longest a blocking read waits (0: none) */
+    MK_I64 rcvtimeo_ms; /* SO_RCVTIMEO: the longest a blocking read waits (0: none, waits poll) */
     uint64_t next_trans;
     MqContextC *parent; /* child id 0 */
     mqi_idmap children; /* child id -> context; ids are the peer's names, never sizes */

@@ -6,8 +6,11 @@
 # handshake and a close (issue 16, point 4: PARENT against the bare
 # connect + accept floor of perflimit --connect):
 #   - the instance reads the client's preamble without a poll first (the
-#     client sent it right after connect: it is there);
+#     client sent it right after connect: it is there), so its one poll
+#     per parent on uds is the wait for the client's _CLS;
 #   - the --fork listener waits in accept itself, not in poll + accept;
+#   - on uds the waits poll (transport.h: wait_in_poll), so neither side
+#     sets a receive timeout: no setsockopt per parent on either side;
 #   - on TCP an accepted socket inherits TCP_NODELAY and SO_RCVTIMEO from
 #     the listening socket; its one setsockopt per parent is SO_LINGER 0
 #     when it read the client's _CLS, so that its close is a reset and no
@@ -109,18 +112,26 @@ per_parent() {
         exit !((b - a) / 100 <= m && (l == "none" || (b - a) / 100 >= l)) }'
 }
 
-echo "1..6"
+echo "1..8"
 if ! command -v strace >/dev/null 2>&1 || ! strace -o /dev/null true 2>/dev/null; then
-    for t in 1 2 3 4 5 6; do echo "ok $t # SKIP strace missing or not allowed to trace"; done
+    for t in 1 2 3 4 5 6 7 8; do echo "ok $t # SKIP strace missing or not allowed to trace"; done
     exit 0
 fi
-# before: 2 polls per parent in --fork, 1 in --thread.
-check "--fork: no poll per parent (listener and instance)" per_parent server uds fork poll 0.3
+# 3 polls per parent in --fork and 2 in --thread before the instance read
+# the preamble first and the listener waited in accept; then 0 while a
+# uds wait was a blocking read; now the one wait for _CLS.
+check "uds --fork: one poll per parent (the wait for _CLS)" per_parent server uds fork poll 1.3
 if [ "$THREADS" = yes ]; then
-    check "--thread: no poll per parent (the instance's handshake)" per_parent server uds thread poll 0.3
+    check "uds --thread: one poll per parent (the wait for _CLS)" per_parent server uds thread poll 1.3
+    # 1 per parent while a uds wait was a blocking read: SO_RCVTIMEO on each
+    # accepted socket (AF_UNIX ones do not inherit the listener's)
+    check "uds --thread: no setsockopt per parent" per_parent server uds thread setsockopt 0.3
 else
-    check "--thread: no poll per parent # SKIP this build has no threads" true
+    check "uds --thread: one poll per parent # SKIP this build has no threads" true
+    check "uds --thread: no setsockopt per parent # SKIP this build has no threads" true
 fi
+# 1 per parent while a uds wait was a blocking read (SO_RCVTIMEO)
+check "uds client: no setsockopt per parent" per_parent client uds fork setsockopt 0.3
 # 2 per parent before 5073aca (TCP_NODELAY and SO_RCVTIMEO on each accepted
 # socket), then 0; now the reset's SO_LINGER (0 before: a FIN, TIME_WAIT on
 # the server)

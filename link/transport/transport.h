@@ -38,6 +38,18 @@ typedef struct mqi_transport {
      * tune's options and the receive timeout there once, not once per
      * connection. */
     int accepted_inherit;
+    /* A wait for input polls, then reads what came, instead of a read that
+     * blocks until data or the socket's receive timeout (which is then not
+     * set: one setsockopt less per link).  On a unix socket a blocked read
+     * is woken each time the peer takes in what this side sent
+     * (unix_write_space wakes every sleeper on the socket; poll's wake-up
+     * is filtered by the events it waits for).  With client and server on
+     * one CPU, a client waiting for its answer then preempts the server
+     * that has just read its request, finds nothing and sleeps again: a
+     * task-switch pair per message, measured with a Tcl server (1.9 client
+     * sleeps per message instead of 1.0).  TCP wakes a writer only when it
+     * had run out of room. */
+    int wait_in_poll;
     /* The transport's own options (option.h), terminated by a row with name
      * NULL; NULL for none. */
     const mqi_option *options;

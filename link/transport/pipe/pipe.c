@@ -96,5 +96,6 @@ const mqi_transport mqi_pipe_transport = {
     .tp = MQI_TP_PIPE,
     .scheme = "pipe",
     .connect = pipe_connect,
+    .wait_in_poll = 1, /* a unix socket: transport.h says why */
     .options = pipe_options,
 };

@@ -161,5 +161,6 @@ const mqi_transport mqi_uds_transport = {
     .connect = uds_connect,
     .listen = uds_listen,
     .unlisten = uds_unlisten,
+    .wait_in_poll = 1, /* a unix socket: transport.h says why */
     .options = uds_options,
 };
