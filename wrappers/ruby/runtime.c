@@ -61,6 +61,7 @@ keep_mark(void *p)
     for (int i = 0; i < TLS_SLOTS; i++)
         if (tls_wrappers[i].wrapper)
             rb_gc_mark(tls_wrappers[i].wrapper);
+    mqrb_src_views_mark();
 }
 
 static const rb_data_type_t keep_type = {
@@ -85,6 +86,7 @@ mqrb_plain_wrap_tls(VALUE klass, const rb_data_type_t *type, void *obj)
 
     if (!obj)
         rb_memerror();
+    mqrb_src_end(obj); /* a tls ctor empties the object */
     if (w && tls_wrappers[i].obj == obj && RTYPEDDATA_TYPE(w) == type &&
         (RBASIC_CLASS(w) == klass || rb_obj_class(w) == klass)) { /* no singleton: no call */
         /* after a Delete too: the object is still the thread's */
@@ -109,6 +111,14 @@ mqrb_plain_delete(VALUE self, const rb_data_type_t *type, void (*del)(void *))
 void *
 mqrb_deleted_ptr(VALUE self, const char *fn)
 {
+    if (rb_typeddata_is_kind_of(self, &mqrb_MkBufferC_type) &&
+        ((uintptr_t)RTYPEDDATA_DATA(self) & MQRB_SRC_VIEW))
+        rb_exc_raise(rb_funcall(
+            mqrb_eMkExceptionC, rb_intern("new"), 2,
+            rb_sprintf("%s: the buffer from ReadBUFR or IndexGetR is no longer valid (it "
+                       "lasts until the next call on its stream or list); use ReadBUF or "
+                       "IndexGet for a copy to keep", fn),
+            INT2FIX(MK_ERR_ARGUMENT)));
     if (rb_typeddata_is_kind_of(self, &mqrb_MkBufferC_type) &&
         ((uintptr_t)RTYPEDDATA_DATA(self) & MQRB_VIEW))
         rb_exc_raise(rb_funcall(

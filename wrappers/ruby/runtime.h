@@ -25,8 +25,10 @@
  * own; after Delete, or once a view ends, the pointer is NULL and the tag
  * stays, so the error can say which.  Every wrapper owns its object except:
  *   MQRB_BORROWED  a CreateTLS object: the thread owns it
- *   MQRB_VIEW      a context's ReadBUFR buffer: the context's read owns it */
-enum { MQRB_BORROWED = 1, MQRB_VIEW = 2, MQRB_TAGS = 3 };
+ *   MQRB_VIEW      a context's ReadBUFR buffer: the context's read owns it
+ *   MQRB_SRC_VIEW  a stream's ReadBUFR or a list's IndexGetR buffer (view.c):
+ *                  the stream or list owns it */
+enum { MQRB_BORROWED = 1, MQRB_VIEW = 2, MQRB_SRC_VIEW = 4, MQRB_TAGS = 7 };
 
 static inline void *
 mqrb_untag(void *p)
@@ -119,6 +121,42 @@ mqrb_view(VALUE self, MkBufferC *buf)
     return o->view;
 }
 void mqrb_view_end(VALUE self);
+
+/* A stream's ReadBUFR and a list's IndexGetR (view.c): the one reusable
+ * MkBufferC of that stream or list (src, its C object), pointed at the
+ * value the C call lent; it ends at the next call on src (mqrb_src_end,
+ * first in each of their methods, and in CreateTLS, which empties src) and
+ * when src is freed (mqrb_src_forget). */
+typedef struct {
+    void *src;
+    VALUE view;
+} mqrb_view_slot;
+enum { MQRB_SRC_VIEWS = 32 };
+extern mqrb_view_slot mqrb_src_views[MQRB_SRC_VIEWS];
+static inline mqrb_view_slot *
+mqrb_src_slot(void *src)
+{
+    return &mqrb_src_views[((uintptr_t)src >> 4) % MQRB_SRC_VIEWS];
+}
+VALUE mqrb_src_view_new(void *src, MkBufferC *buf);
+static inline VALUE
+mqrb_src_view(void *src, MkBufferC *buf)
+{
+    mqrb_view_slot *s = mqrb_src_slot(src);
+    if (s->src != src)
+        return mqrb_src_view_new(src, buf); /* makes the buffer */
+    RTYPEDDATA_DATA(s->view) = (void *)((uintptr_t)buf | MQRB_SRC_VIEW);
+    return s->view;
+}
+static inline void
+mqrb_src_end(void *src)
+{
+    mqrb_view_slot *s = mqrb_src_slot(src);
+    if (s->src == src)
+        RTYPEDDATA_DATA(s->view) = (void *)(uintptr_t)MQRB_SRC_VIEW;
+}
+void mqrb_src_forget(void *src);
+void mqrb_src_views_mark(void);
 
 extern const rb_data_type_t mqrb_ctx_type;
 extern VALUE mqrb_cMqContextC;

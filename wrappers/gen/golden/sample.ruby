@@ -230,11 +230,19 @@ MkBufferC_GetSTR(VALUE self)
 
 VALUE mqrb_cMkBufferListC;
 
+/* Free a C MkBufferListC; its view ends first. */
+static void
+MkBufferListC_release(void *p)
+{
+    mqrb_src_forget(p);
+    MkBufferListDelete(p);
+}
+
 static void
 MkBufferListC_free(void *p)
 {
     if (mqrb_plain_owned(p))
-        MkBufferListDelete(p);
+        MkBufferListC_release(p);
 }
 
 /* WB_PROTECTED: the object holds no Ruby reference, so there is no
@@ -289,6 +297,7 @@ MkBufferListC_Size(VALUE self)
     MkBufferListC *obj = mqrb_plain_get(self, &mqrb_MkBufferListC_type, "Size");
     MK_I32 r;
 
+    mqrb_src_end(obj); /* its view lasts until the next call */
     r = MkBufferListSize(obj);
     return INT2FIX(r);
 }
@@ -301,11 +310,27 @@ MkBufferListC_IndexGet(VALUE self, VALUE a0)
     MK_I32 i;
     MkBufferC *r;
 
+    mqrb_src_end(obj); /* its view lasts until the next call */
     i = mqrb_to_I32(a0, "IndexGet");
     r = MkBufferListIndexGet(obj, i);
     if (!r)
         mqrb_raise_kernel();
     return mqrb_from_BUF(r);
+}
+
+/* IndexGetR: the view form of IndexGet, no allocation and no copy: one buffer per MkBufferListC, valid until the next call on this MkBufferListC; after that its methods raise. */
+static VALUE
+MkBufferListC_IndexGetR(VALUE self, VALUE a0)
+{
+    MkBufferListC *obj = mqrb_plain_get(self, &mqrb_MkBufferListC_type, "IndexGetR");
+    MK_I32 i;
+    MkBufferC *r;
+
+    i = mqrb_to_I32(a0, "IndexGetR");
+    r = MkBufferListIndexGet(obj, i);
+    if (!r)
+        mqrb_raise_kernel();
+    return mqrb_src_view(obj, r);
 }
 
 /* ---- MkBufferStreamC: Typed items, encoded. */
@@ -880,6 +905,7 @@ mqrb_glue_init(VALUE module, VALUE cContext)
     rb_define_singleton_method(c, "CreateTLS", MkBufferListC_CreateTLS, 1);
     rb_define_method(c, "Size", MkBufferListC_Size, 0);
     rb_define_method(c, "IndexGet", MkBufferListC_IndexGet, 1);
+    rb_define_method(c, "IndexGetR", MkBufferListC_IndexGetR, 1);
 
     c = mqrb_cMkBufferStreamC = rb_define_class_under(module, "MkBufferStreamC", rb_cObject);
     rb_define_alloc_func(c, MkBufferStreamC_alloc);
