@@ -352,6 +352,34 @@ mqrb_args(int argc, const VALUE *argv, int nreq, int nmax, int cb, VALUE *out)
     mqrb_args_slow(argc, argv, nreq, nmax, cb, out);
 }
 
+/* ------------------------------------------------------------------ Ractors */
+
+/* The VM checks at every call of a C method defined while the extension is
+ * not Ractor-safe that the caller is the main Ractor (~6 instructions a
+ * call, ~220 a BUS message).  The glue defines the instance methods
+ * without it (between mqrb_ractor_safe(1) and (0)), which is sound because
+ * no other Ractor can hold a live object of this extension: constructors,
+ * new and the module functions keep the VM's check; MqContextC's allocator
+ * (the one allocator that makes a live C object) refuses another Ractor
+ * itself (mqrb_main_ractor); and no object can be copied (clone, dup, a
+ * Ractor's copy of its argument: mqrb_no_copy raises), while an object that
+ * is not shareable cannot be passed on otherwise.  An instance method called
+ * in another Ractor therefore finds no C object and raises before it
+ * touches the runtime's process-wide lists. */
+static inline void
+mqrb_ractor_safe(int on)
+{
+#ifdef HAVE_RB_EXT_RACTOR_SAFE
+    rb_ext_ractor_safe(on);
+#else
+    (void)on;
+#endif
+}
+/* Whether the caller runs in the Ractor that loaded the extension. */
+int mqrb_main_ractor(void);
+/* initialize_copy of every class: raises TypeError (see above). */
+VALUE mqrb_no_copy(VALUE self, VALUE orig);
+
 /* Hand-written methods named in the description. */
 VALUE mqrb_rt_MqContextC_ConfigSetServerSetup(int argc, VALUE *argv, VALUE self);
 

@@ -294,6 +294,12 @@ def plain_type(out, k):
     ]
 
 
+def on_instance(f):
+    """A generated method that runs on an existing object: defined without
+    the VM's Ractor check (runtime.h: mqrb_ractor_safe)."""
+    return f.kind in ("method", "dtor")
+
+
 def define(out, var, f):
     p = f.plan
     arity = -1 if variadic(p) else len(p.inputs)
@@ -338,9 +344,16 @@ def emit(api):
                        % (k.name, k.name))
             out.append("    rb_define_alloc_func(c, %s_alloc);" % k.name)
             out.append('    rb_define_method(c, "initialize", %s_initialize, 0);' % k.name)
+            out.append('    rb_define_method(c, "initialize_copy", mqrb_no_copy, 1);')
         else:
             out.append("    c = cContext; /* %s: the runtime's class */" % k.name)
         for f in k.funcs:
-            define(out, "c", f)
+            if not on_instance(f):
+                define(out, "c", f)
+        out.append("    mqrb_ractor_safe(1); /* its instance methods: runtime.h */")
+        for f in k.funcs:
+            if on_instance(f):
+                define(out, "c", f)
+        out.append("    mqrb_ractor_safe(0);")
     out.append("}")
     return "\n".join(out).rstrip() + "\n"
