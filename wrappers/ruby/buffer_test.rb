@@ -1,6 +1,6 @@
 # buffer_test.rb — MkBufferC, MkBufferStreamC and MkBufferListC from Ruby:
 # every type at its boundaries, conversions, wrong-type reads, range checks,
-# encodings, deleted objects and the GC.
+# encodings, copies and views, deleted objects and the GC.
 require_relative 'taptest'
 require 'mqlink'
 include Mqlink
@@ -103,6 +103,121 @@ test "ReadBUF and IndexGet return copies that are safe to keep" do
   l.Reset
   check first.GetI32 == 1 && l.Size == 0
   raises(MkExceptionC) { l.IndexGet(5) }
+end
+
+# allocated(&blk): the Ruby objects blk allocates.
+def allocated
+  n = GC.stat(:total_allocated_objects)
+  yield
+  GC.stat(:total_allocated_objects) - n
+end
+
+test "copies from ReadBUF and IndexGet that are kept stay as they were while views are used" do
+  s = MkBufferStreamC.new
+  s.WriteI32(1); s.WriteSTR("two")
+  s.PosToStart
+  kept = [s.ReadBUF, s.ReadBUF]
+  l = MkBufferListC.new
+  l.AppendI64(-2**63); l.AppendBIN("\x00\x01".b)
+  kept += [l.IndexGet(0), l.IndexGet(1)]
+  3.times do |i|
+    s.Reset; s.WriteI32(100 + i); s.WriteSTR("new #{i}"); s.PosToStart
+    check s.ReadBUFR.GetI32 == 100 + i && s.ReadBUFR.GetSTR == "new #{i}"
+    l.Reset; l.AppendI32(200 + i); l.AppendSTR("x" * 100)
+    check l.IndexGetR(0).GetI32 == 200 + i && l.IndexGetR(1).GetSTR == "x" * 100
+    check kept.map(&:GetType) == [MK_TYPE_I32, MK_TYPE_STR, MK_TYPE_I64, MK_TYPE_BIN]
+    check kept[0].GetI32 == 1 && kept[1].GetSTR == "two" && kept[2].GetI64 == -2**63 &&
+          kept[3].GetBIN == "\x00\x01".b, "a kept copy changed"
+  end
+end
+
+test "ReadBUFR and IndexGetR: one reused view per stream or list, no object per call" do
+  s = MkBufferStreamC.new
+  s.WriteI32(7); s.WriteDBL(2.5); s.WriteSTR("three")
+  s.PosToStart
+  v = s.ReadBUFR
+  check v.is_a?(MkBufferC) && v.GetI32 == 7
+  check s.ReadBUFR.equal?(v) && v.GetDBL == 2.5 && s.ReadBUFR.GetSTR == "three"
+  l = MkBufferListC.new
+  l.AppendI8(-1); l.AppendBOL(true)
+  w = l.IndexGetR(1)
+  check w.GetBOL == true && l.IndexGetR(0).equal?(w) && w.GetI8 == -1 && !w.equal?(v)
+  raises(MkExceptionC) { l.IndexGetR(2) }
+  e = raises(TypeError) { l.IndexGetR("0") }
+  check e.message.include?("IndexGetR"), e.message
+  out = MkBufferStreamC.new
+  n = allocated do
+    100.times do
+      s.PosToStart
+      out.WriteBUF(s.ReadBUFR) while s.ReadItemExists
+      2.times { |i| out.WriteBUF(l.IndexGetR(i)) }
+    end
+  end
+  check n < 10, "#{n} objects for 500 views"
+  n = allocated { 100.times { s.PosToStart; s.ReadBUF } }
+  check n >= 100, "#{n} objects for 100 copies: the copy is a new object"
+  out.PosToStart
+  check out.ReadI32 == 7 && out.ReadDBL == 2.5 && out.ReadSTR == "three" && out.ReadI8 == -1
+end
+
+test "a view ends at the next call on its stream or list, at its CreateTLS, Delete and collection" do
+  ended = /ReadBUFR or IndexGetR is no longer valid/
+  s = MkBufferStreamC.new
+  s.WriteBIN("a".b); s.WriteI32(2)
+  s.PosToStart
+  v = s.ReadBUFR
+  check !s.ReadItemExists.nil?
+  e = raises(MkExceptionC, ended) { v.GetBIN }
+  check e.message.start_with?("GetBIN: ") && e.code == MK_ERR_ARGUMENT, e.message
+  s.PosToStart
+  v = s.ReadBUFR
+  s.WriteBIN("x" * 100_000) # moves the stream's data, which v's BIN pointed into
+  raises(MkExceptionC, ended) { v.GetBIN }
+  s.PosToStart
+  raises(MkExceptionC, ended) { s.WriteBUF(s.ReadBUFR) } # ended before the write reads it
+  l = MkBufferListC.new
+  l.AppendI32(1)
+  w = l.IndexGetR(0)
+  l.AppendI32(2)
+  raises(MkExceptionC, ended) { w.GetI32 }
+  raises(MkExceptionC, ended) { l.AppendBUF(l.IndexGetR(1)) }
+  check l.IndexGetR(0).GetI32 == 1, "the next view call repoints it"
+  w = l.IndexGetR(0)
+  l.Delete
+  raises(MkExceptionC, ended) { w.GetI32 }
+  t = MkBufferStreamC.CreateTLS("view")
+  t.WriteI32(3); t.PosToStart
+  v = t.ReadBUFR
+  MkBufferStreamC.CreateTLS("view")
+  raises(MkExceptionC, ended) { v.GetI32 }
+  views = Array.new(20) do |i|
+    x = MkBufferListC.new # garbage once this block returns
+    x.AppendI32(i)
+    x.IndexGetR(0)
+  end
+  GC.start
+  check views.count { |x| x.GetI32 rescue nil } < 20, "collected lists left their views alive"
+  views.each_with_index do |x, i|
+    begin
+      x.GetI32 == i or raise "view #{i} shows #{x.GetI32}"
+    rescue MkExceptionC
+      nil # ended
+    end
+  end
+end
+
+test "views of more streams than the table holds: each shows its own value or has ended" do
+  streams = Array.new(64) { |i| MkBufferStreamC.new.tap { |x| x.WriteI32(i); x.PosToStart } }
+  views = streams.map(&:ReadBUFR)
+  live = views.each_with_index.count do |v, i|
+    begin
+      v.GetI32 == i or raise "view #{i} shows #{v.GetI32}"
+    rescue MkExceptionC
+      false
+    end
+  end
+  check live >= 1 && live <= 32, "#{live} live views"
+  streams.each_with_index { |x, i| x.PosToStart; check x.ReadBUFR.GetI32 == i }
 end
 
 test "CreateTLS returns the thread's object, emptied; Delete on it is ignored" do
@@ -208,6 +323,13 @@ test "objects survive and are freed under GC.stress" do
     keep = 20.times.map { |i| b = MkBufferC.new; b.SetI32(i); b }
     20.times { MkBufferStreamC.new.WriteSTR("garbage") }
     check keep.each_with_index.all? { |b, i| b.GetI32 == i }
+    20.times do |i|
+      s = MkBufferStreamC.new
+      s.WriteI32(i); s.PosToStart
+      l = MkBufferListC.new
+      l.AppendBUF(s.ReadBUFR)
+      check l.IndexGetR(0).GetI32 == i
+    end
   ensure
     GC.stress = false
   end

@@ -26,7 +26,7 @@ abort "extconf.rb: mqlink.h not found" unless have_header("mqlink.h")
 abort "extconf.rb: libmqlink not found" unless have_library("mqlink", "MqContextCreate")
 have_library("mkkernel", "MkBufferCreate")
 
-$srcs = %w[runtime.c convert.c callback.c bufpool.c gen/glue.c].map { |f| File.join(here, f) }
+$srcs = %w[runtime.c convert.c callback.c bufpool.c view.c gen/glue.c].map { |f| File.join(here, f) }
 $VPATH << here << File.join(here, "gen")
 $INCFLAGS << " -I#{here}"
 $CFLAGS << " -std=gnu11 -fvisibility=hidden"

@@ -30,6 +30,7 @@ wrappers_ruby_libmqrb_la_SOURCES = \
 	wrappers/ruby/convert.c \
 	wrappers/ruby/callback.c \
 	wrappers/ruby/bufpool.c \
+	wrappers/ruby/view.c \
 	wrappers/ruby/runtime.h
 nodist_wrappers_ruby_libmqrb_la_SOURCES = wrappers/ruby/gen/glue.c
 wrappers_ruby_libmqrb_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/wrappers/ruby $(RUBY_CPPFLAGS)

@@ -127,8 +127,10 @@ perffloor_define_nops(void)
     rb_define_method(c, "PosToStart", nop0, 0);
     rb_define_method(c, "ReadItemExists", stream_items, 0);
     rb_define_method(c, "ReadBUF", nop0, 0);
+    rb_define_method(c, "ReadBUFR", nop0, 0);
     c = plain_class(module, "MkBufferListC", list_create_tls, &list_tls);
     rb_define_method(c, "AppendBUF", nop1, 1);
     rb_define_method(c, "Size", list_size, 0);
     rb_define_method(c, "IndexGet", nop1, 1);
+    rb_define_method(c, "IndexGetR", nop1, 1);
 }

@@ -2,8 +2,9 @@
 # frozen_string_literal: true
 # perfserver.rb — the performance suite's server in Ruby: the reference's
 # five services (../shared/reference/README_PERFORMANCE.txt: NTHT RDUL ECUL
-# BUST BFLT), as its Python services are, in Ruby.  Reads passed on at once
-# use ReadBUFR (a view, no allocation), as the C++ server uses MkBufferR.
+# BUST BFLT), as its Python services are, in Ruby.  Values passed on at once
+# are read with the view forms (ReadBUFR, IndexGetR: no allocation, no copy),
+# as the C++ server uses MkBufferR.
 #
 #   ruby perfserver.rb [link options]          (pipe: perfclient ... @ ruby perfserver.rb)
 #   ruby perfserver.rb --uds --file PATH --fork|--spawn
@@ -47,7 +48,7 @@ class PerfServer < MqContextC
     bus.WriteBUF(ReadBUFR()) while ReadItemExists()
     bus.PosToStart()
     SendSTART()
-    SendBUF(bus.ReadBUF()) while bus.ReadItemExists()
+    SendBUF(bus.ReadBUFR()) while bus.ReadItemExists()
     SendRETURN()
   end
 
@@ -55,7 +56,7 @@ class PerfServer < MqContextC
     bfl = MkBufferListC.CreateTLS("perfserver-BFLT")
     bfl.AppendBUF(ReadBUFR()) while ReadItemExists()
     SendSTART()
-    bfl.Size().times { |i| SendBUF(bfl.IndexGet(i)) }
+    bfl.Size().times { |i| SendBUF(bfl.IndexGetR(i)) }
     SendRETURN()
   end
 end

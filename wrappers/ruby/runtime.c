@@ -15,6 +15,7 @@
 VALUE mqrb_mMqlink;
 VALUE mqrb_cMqContextC;
 VALUE mqrb_eMkExceptionC;
+static VALUE eRactorUnsafe; /* Ractor::UnsafeError, as the VM raises it */
 
 /* ------------------------------------------------------------ the keep list */
 
@@ -61,6 +62,7 @@ keep_mark(void *p)
     for (int i = 0; i < TLS_SLOTS; i++)
         if (tls_wrappers[i].wrapper)
             rb_gc_mark(tls_wrappers[i].wrapper);
+    mqrb_src_views_mark();
 }
 
 static const rb_data_type_t keep_type = {
@@ -85,6 +87,7 @@ mqrb_plain_wrap_tls(VALUE klass, const rb_data_type_t *type, void *obj)
 
     if (!obj)
         rb_memerror();
+    mqrb_src_end(obj); /* a tls ctor empties the object */
     if (w && tls_wrappers[i].obj == obj && RTYPEDDATA_TYPE(w) == type &&
         (RBASIC_CLASS(w) == klass || rb_obj_class(w) == klass)) { /* no singleton: no call */
         /* after a Delete too: the object is still the thread's */
@@ -109,6 +112,14 @@ mqrb_plain_delete(VALUE self, const rb_data_type_t *type, void (*del)(void *))
 void *
 mqrb_deleted_ptr(VALUE self, const char *fn)
 {
+    if (rb_typeddata_is_kind_of(self, &mqrb_MkBufferC_type) &&
+        ((uintptr_t)RTYPEDDATA_DATA(self) & MQRB_SRC_VIEW))
+        rb_exc_raise(rb_funcall(
+            mqrb_eMkExceptionC, rb_intern("new"), 2,
+            rb_sprintf("%s: the buffer from ReadBUFR or IndexGetR is no longer valid (it "
+                       "lasts until the next call on its stream or list); use ReadBUF or "
+                       "IndexGet for a copy to keep", fn),
+            INT2FIX(MK_ERR_ARGUMENT)));
     if (rb_typeddata_is_kind_of(self, &mqrb_MkBufferC_type) &&
         ((uintptr_t)RTYPEDDATA_DATA(self) & MQRB_VIEW))
         rb_exc_raise(rb_funcall(
@@ -268,8 +279,13 @@ static VALUE
 ctx_alloc(VALUE klass)
 {
     mqrb_ctx *o;
-    VALUE self = ctx_wrap(klass, &o);
-    MqContextC *ctx = MqContextCreate();
+    VALUE self;
+    MqContextC *ctx;
+    if (!mqrb_main_ractor())
+        rb_raise(eRactorUnsafe, "%" PRIsVALUE ": a context can be made only in the main Ractor",
+                 klass);
+    self = ctx_wrap(klass, &o);
+    ctx = MqContextCreate();
     if (!ctx)
         rb_memerror();
     ctx_attach(o, self, ctx);
@@ -309,6 +325,45 @@ void
 mqrb_ctx_destroyed_locked(MqContextC *ctx, void *data)
 {
     ctx_destroyed(ctx, data);
+}
+
+/* ------------------------------------------------------------------ Ractors */
+
+/* See runtime.h.  The Ractor that loaded the extension sets its local
+ * pointer to the key itself; every other Ractor's is NULL. */
+#ifdef HAVE_RB_EXT_RACTOR_SAFE
+#include <ruby/ractor.h>
+static rb_ractor_local_key_t main_key;
+#endif
+
+int
+mqrb_main_ractor(void)
+{
+#ifdef HAVE_RB_EXT_RACTOR_SAFE
+    return rb_ractor_local_storage_ptr(main_key) == &main_key;
+#else
+    return 1;
+#endif
+}
+
+static void
+ractor_init(void)
+{
+#ifdef HAVE_RB_EXT_RACTOR_SAFE
+    main_key = rb_ractor_local_storage_ptr_newkey(NULL);
+    rb_ractor_local_storage_ptr_set(main_key, &main_key);
+    eRactorUnsafe = rb_path2class("Ractor::UnsafeError");
+#else
+    eRactorUnsafe = rb_eRuntimeError;
+#endif
+}
+
+VALUE
+mqrb_no_copy(VALUE self, VALUE orig)
+{
+    rb_raise(rb_eTypeError, "%" PRIsVALUE " cannot be copied%s", rb_obj_class(orig),
+             rb_typeddata_is_kind_of(orig, &mqrb_MkBufferC_type) ? " (Dup() copies a buffer)"
+                                                                  : "");
 }
 
 /* ------------------------------------------------------------------ errors */
@@ -405,9 +460,11 @@ Init_mqlink(void)
     rb_define_attr(mqrb_eMkExceptionC, "text", 1, 0);
     rb_define_attr(mqrb_eMkExceptionC, "code", 1, 0);
 
+    ractor_init();
     mqrb_cMqContextC = rb_define_class_under(mqrb_mMqlink, "MqContextC", rb_cObject);
     rb_define_alloc_func(mqrb_cMqContextC, ctx_alloc);
     rb_define_method(mqrb_cMqContextC, "initialize", ctx_initialize, -1);
+    rb_define_method(mqrb_cMqContextC, "initialize_copy", mqrb_no_copy, 1);
     rb_define_method(mqrb_cMqContextC, "ConfigSetServerSetup",
                      mqrb_rt_MqContextC_ConfigSetServerSetup, -1);
     rb_define_private_method(rb_singleton_class(mqrb_mMqlink), "freed_in_sweep", freed_in_sweep,

@@ -25,8 +25,10 @@
  * own; after Delete, or once a view ends, the pointer is NULL and the tag
  * stays, so the error can say which.  Every wrapper owns its object except:
  *   MQRB_BORROWED  a CreateTLS object: the thread owns it
- *   MQRB_VIEW      a context's ReadBUFR buffer: the context's read owns it */
-enum { MQRB_BORROWED = 1, MQRB_VIEW = 2, MQRB_TAGS = 3 };
+ *   MQRB_VIEW      a context's ReadBUFR buffer: the context's read owns it
+ *   MQRB_SRC_VIEW  a stream's ReadBUFR or a list's IndexGetR buffer (view.c):
+ *                  the stream or list owns it */
+enum { MQRB_BORROWED = 1, MQRB_VIEW = 2, MQRB_SRC_VIEW = 4, MQRB_TAGS = 7 };
 
 static inline void *
 mqrb_untag(void *p)
@@ -119,6 +121,42 @@ mqrb_view(VALUE self, MkBufferC *buf)
     return o->view;
 }
 void mqrb_view_end(VALUE self);
+
+/* A stream's ReadBUFR and a list's IndexGetR (view.c): the one reusable
+ * MkBufferC of that stream or list (src, its C object), pointed at the
+ * value the C call lent; it ends at the next call on src (mqrb_src_end,
+ * first in each of their methods, and in CreateTLS, which empties src) and
+ * when src is freed (mqrb_src_forget). */
+typedef struct {
+    void *src;
+    VALUE view;
+} mqrb_view_slot;
+enum { MQRB_SRC_VIEWS = 32 };
+extern mqrb_view_slot mqrb_src_views[MQRB_SRC_VIEWS];
+static inline mqrb_view_slot *
+mqrb_src_slot(void *src)
+{
+    return &mqrb_src_views[((uintptr_t)src >> 4) % MQRB_SRC_VIEWS];
+}
+VALUE mqrb_src_view_new(void *src, MkBufferC *buf);
+static inline VALUE
+mqrb_src_view(void *src, MkBufferC *buf)
+{
+    mqrb_view_slot *s = mqrb_src_slot(src);
+    if (s->src != src)
+        return mqrb_src_view_new(src, buf); /* makes the buffer */
+    RTYPEDDATA_DATA(s->view) = (void *)((uintptr_t)buf | MQRB_SRC_VIEW);
+    return s->view;
+}
+static inline void
+mqrb_src_end(void *src)
+{
+    mqrb_view_slot *s = mqrb_src_slot(src);
+    if (s->src == src)
+        RTYPEDDATA_DATA(s->view) = (void *)(uintptr_t)MQRB_SRC_VIEW;
+}
+void mqrb_src_forget(void *src);
+void mqrb_src_views_mark(void);
 
 extern const rb_data_type_t mqrb_ctx_type;
 extern VALUE mqrb_cMqContextC;
@@ -313,6 +351,34 @@ mqrb_args(int argc, const VALUE *argv, int nreq, int nmax, int cb, VALUE *out)
     }
     mqrb_args_slow(argc, argv, nreq, nmax, cb, out);
 }
+
+/* ------------------------------------------------------------------ Ractors */
+
+/* The VM checks at every call of a C method defined while the extension is
+ * not Ractor-safe that the caller is the main Ractor (~6 instructions a
+ * call, ~220 a BUS message).  The glue defines the instance methods
+ * without it (between mqrb_ractor_safe(1) and (0)), which is sound because
+ * no other Ractor can hold a live object of this extension: constructors,
+ * new and the module functions keep the VM's check; MqContextC's allocator
+ * (the one allocator that makes a live C object) refuses another Ractor
+ * itself (mqrb_main_ractor); and no object can be copied (clone, dup, a
+ * Ractor's copy of its argument: mqrb_no_copy raises), while an object that
+ * is not shareable cannot be passed on otherwise.  An instance method called
+ * in another Ractor therefore finds no C object and raises before it
+ * touches the runtime's process-wide lists. */
+static inline void
+mqrb_ractor_safe(int on)
+{
+#ifdef HAVE_RB_EXT_RACTOR_SAFE
+    rb_ext_ractor_safe(on);
+#else
+    (void)on;
+#endif
+}
+/* Whether the caller runs in the Ractor that loaded the extension. */
+int mqrb_main_ractor(void);
+/* initialize_copy of every class: raises TypeError (see above). */
+VALUE mqrb_no_copy(VALUE self, VALUE orig);
 
 /* Hand-written methods named in the description. */
 VALUE mqrb_rt_MqContextC_ConfigSetServerSetup(int argc, VALUE *argv, VALUE self);

@@ -220,3 +220,29 @@ test "Ruby's own fork still works after the extension is loaded" do
   check $?.exitstatus == 0
   c.Delete
 end
+
+# The instance methods are defined without the VM's per-call Ractor check
+# (runtime.h: mqrb_ractor_safe), which holds because no other Ractor can
+# get a live object: each way in is refused.
+test "another Ractor gets no live object: copies raise, a context is not made there" do
+  Warning[:experimental] = false
+  b = MkBufferC.new
+  b.SetI32(5)
+  [b, MkBufferStreamC.new, MkBufferListC.new, MqContextC.new].each do |o|
+    e = raises(TypeError) { Ractor.new(o) { |x| x } }
+    check e.message.include?("cannot be copied"), e.message
+  end
+  e = raises(TypeError) { b.dup }
+  check e.message.include?("Dup()"), e.message
+  check b.Dup.GetI32 == 5
+  made = Ractor.new do
+    [-> { MqContextC.new }, -> { Class.new(MqContextC).allocate }, -> { MkBufferC.new },
+     -> { MkBufferStreamC.CreateTLS("r") }, -> { MkBufferC.allocate.GetI32 }].map do |f|
+      f.call
+      "made"
+    rescue Ractor::UnsafeError, MkExceptionC => err
+      err.class.name
+    end
+  end.take
+  check made.none?("made"), made.inspect
+end

@@ -230,11 +230,19 @@ MkBufferC_GetSTR(VALUE self)
 
 VALUE mqrb_cMkBufferListC;
 
+/* Free a C MkBufferListC; its view ends first. */
+static void
+MkBufferListC_release(void *p)
+{
+    mqrb_src_forget(p);
+    MkBufferListDelete(p);
+}
+
 static void
 MkBufferListC_free(void *p)
 {
     if (mqrb_plain_owned(p))
-        MkBufferListDelete(p);
+        MkBufferListC_release(p);
 }
 
 /* WB_PROTECTED: the object holds no Ruby reference, so there is no
@@ -289,6 +297,7 @@ MkBufferListC_Size(VALUE self)
     MkBufferListC *obj = mqrb_plain_get(self, &mqrb_MkBufferListC_type, "Size");
     MK_I32 r;
 
+    mqrb_src_end(obj); /* its view lasts until the next call */
     r = MkBufferListSize(obj);
     return INT2FIX(r);
 }
@@ -301,11 +310,27 @@ MkBufferListC_IndexGet(VALUE self, VALUE a0)
     MK_I32 i;
     MkBufferC *r;
 
+    mqrb_src_end(obj); /* its view lasts until the next call */
     i = mqrb_to_I32(a0, "IndexGet");
     r = MkBufferListIndexGet(obj, i);
     if (!r)
         mqrb_raise_kernel();
     return mqrb_from_BUF(r);
+}
+
+/* IndexGetR: the view form of IndexGet, no allocation and no copy: one buffer per MkBufferListC, valid until the next call on this MkBufferListC; after that its methods raise. */
+static VALUE
+MkBufferListC_IndexGetR(VALUE self, VALUE a0)
+{
+    MkBufferListC *obj = mqrb_plain_get(self, &mqrb_MkBufferListC_type, "IndexGetR");
+    MK_I32 i;
+    MkBufferC *r;
+
+    i = mqrb_to_I32(a0, "IndexGetR");
+    r = MkBufferListIndexGet(obj, i);
+    if (!r)
+        mqrb_raise_kernel();
+    return mqrb_src_view(obj, r);
 }
 
 /* ---- MkBufferStreamC: Typed items, encoded. */
@@ -863,7 +888,9 @@ mqrb_glue_init(VALUE module, VALUE cContext)
     c = mqrb_cMkBufferC = rb_define_class_under(module, "MkBufferC", rb_cObject);
     rb_define_alloc_func(c, MkBufferC_alloc);
     rb_define_method(c, "initialize", MkBufferC_initialize, 0);
+    rb_define_method(c, "initialize_copy", mqrb_no_copy, 1);
     rb_define_singleton_method(c, "Create", MkBufferC_Create, 0);
+    mqrb_ractor_safe(1); /* its instance methods: runtime.h */
     rb_define_method(c, "Delete", MkBufferC_Delete, 0);
     rb_define_method(c, "Dup", MkBufferC_Dup, 0);
     rb_define_method(c, "GetType", MkBufferC_GetType, 0);
@@ -872,33 +899,45 @@ mqrb_glue_init(VALUE module, VALUE cContext)
     rb_define_method(c, "Copy", MkBufferC_Copy, 1);
     rb_define_method(c, "GetI8", MkBufferC_GetI8, 0);
     rb_define_method(c, "GetSTR", MkBufferC_GetSTR, 0);
+    mqrb_ractor_safe(0);
 
     c = mqrb_cMkBufferListC = rb_define_class_under(module, "MkBufferListC", rb_cObject);
     rb_define_alloc_func(c, MkBufferListC_alloc);
     rb_define_method(c, "initialize", MkBufferListC_initialize, 0);
+    rb_define_method(c, "initialize_copy", mqrb_no_copy, 1);
     rb_define_singleton_method(c, "Create", MkBufferListC_Create, 0);
     rb_define_singleton_method(c, "CreateTLS", MkBufferListC_CreateTLS, 1);
+    mqrb_ractor_safe(1); /* its instance methods: runtime.h */
     rb_define_method(c, "Size", MkBufferListC_Size, 0);
     rb_define_method(c, "IndexGet", MkBufferListC_IndexGet, 1);
+    rb_define_method(c, "IndexGetR", MkBufferListC_IndexGetR, 1);
+    mqrb_ractor_safe(0);
 
     c = mqrb_cMkBufferStreamC = rb_define_class_under(module, "MkBufferStreamC", rb_cObject);
     rb_define_alloc_func(c, MkBufferStreamC_alloc);
     rb_define_method(c, "initialize", MkBufferStreamC_initialize, 0);
+    rb_define_method(c, "initialize_copy", mqrb_no_copy, 1);
     rb_define_singleton_method(c, "Create", MkBufferStreamC_Create, 0);
+    mqrb_ractor_safe(1); /* its instance methods: runtime.h */
     rb_define_method(c, "Size", MkBufferStreamC_Size, 0);
     rb_define_method(c, "ReadFLT", MkBufferStreamC_ReadFLT, 0);
+    mqrb_ractor_safe(0);
 
     c = mqrb_cMqConfigFileC = rb_define_class_under(module, "MqConfigFileC", rb_cObject);
     rb_define_alloc_func(c, MqConfigFileC_alloc);
     rb_define_method(c, "initialize", MqConfigFileC_initialize, 0);
+    rb_define_method(c, "initialize_copy", mqrb_no_copy, 1);
     rb_define_singleton_method(c, "Create", MqConfigFileC_Create, 0);
+    mqrb_ractor_safe(1); /* its instance methods: runtime.h */
     rb_define_method(c, "Read", MqConfigFileC_Read, 1);
     rb_define_method(c, "GetSTR", MqConfigFileC_GetSTR, -1);
     rb_define_method(c, "GetBOL", MqConfigFileC_GetBOL, -1);
     rb_define_method(c, "GetDBL", MqConfigFileC_GetDBL, -1);
+    mqrb_ractor_safe(0);
 
     c = cContext; /* MqContextC: the runtime's class */
     rb_define_singleton_method(c, "Create", MqContextC_Create, 0);
+    mqrb_ractor_safe(1); /* its instance methods: runtime.h */
     rb_define_method(c, "Delete", MqContextC_Delete, 0);
     rb_define_method(c, "LinkCreate", MqContextC_LinkCreate, 1);
     rb_define_method(c, "ServiceCreate", MqContextC_ServiceCreate, -1);
@@ -920,4 +959,5 @@ mqrb_glue_init(VALUE module, VALUE cContext)
     rb_define_method(c, "ProxyItem", MqContextC_ProxyItem, 1);
     rb_define_method(c, "LinkGetParent", MqContextC_LinkGetParent, 0);
     rb_define_method(c, "ErrorSet", MqContextC_ErrorSet, 2);
+    mqrb_ractor_safe(0);
 }

@@ -37,14 +37,43 @@ def cname(plan, suffix=""):
 
 
 # The view form (ReadBUFR) of a context's borrowed read: plan.has_view; the
-# runtime ends a view in mqrb_view_end.
+# runtime ends a view in mqrb_view_end.  Ruby also gives a stream's and a
+# list's borrowed BUF (ReadBUF, IndexGet) a view form (src_view): the glue
+# sees every call on a stream or list, so each of their methods ends the
+# view first (mqrb_src_end) and a kept view raises instead of reading
+# memory the stream has moved or freed (wrappers/ruby/view.c).
+
+
+def src_view(plan):
+    r = plan.result
+    return (plan.on_object and plan.cls.plain and r.kind in ("out", "value")
+            and r.type == "BUF" and r.borrowed)
+
+
+def any_view(plan):
+    return has_view(plan) or src_view(plan)
+
+
+def has_src_views(cls):
+    return any(src_view(f.plan) for f in cls.funcs)
 
 
 def view_doc(plan):
+    if src_view(plan):
+        what = plan.cls.name
+        return ("%s%s: the view form of %s, no allocation and no copy: one buffer per %s,"
+                " valid until the next call on this %s; after that its methods raise." % (
+                    plan.name, VIEW, plan.name, what, what))
     return ("%s%s: the view form of %s, no allocation and no copy: one buffer per context,"
             " valid until the next %s%s, the end of the service or callback, or the next"
             " blocking call on this context; after that its methods raise." % (
                 plan.name, VIEW, plan.name, plan.name, VIEW))
+
+
+def release(cls, cfunc):
+    """What frees a C object of cls: the runtime's free list for buffers, a
+    function that first ends the object's view for a class with views."""
+    return "%s_release" % cls.name if has_src_views(cls) else alloc(cfunc)
 
 
 def getter(plan, name=None):
@@ -85,6 +114,8 @@ class FuncGlue:
         self.declare_locals()
         if ends_views(p):
             self.w("    mqrb_view_end(self);")
+        if p.on_object and has_src_views(p.cls) and not self.view:
+            self.w("    mqrb_src_end(obj); /* its view lasts until the next call */")
         self.convert()
         self.call_and_return()
         self.w("}")
@@ -110,7 +141,7 @@ class FuncGlue:
         p = self.plan
         for i in p.convert_order:
             conv = col(i.param.type, LANG).to.format(
-                arg=self.arg(i), n=i.param.name, fn=p.name,
+                arg=self.arg(i), n=i.param.name, fn=p.name + (VIEW if self.view else ""),
                 scope=str(i.param.attrs.get("scope", "")).upper())
             if i.optional:
                 self.w("    if (%s != Qundef)" % self.arg(i))
@@ -148,7 +179,7 @@ class FuncGlue:
         if r.kind == "delete":
             if p.cls.plain:
                 self.w("    mqrb_plain_delete(self, &mqrb_%s_type, (void (*)(void *))%s);"
-                       % (p.cls.name, alloc(p.cfunc)))
+                       % (p.cls.name, release(p.cls, p.cfunc)))
             else:
                 self.w("    mqrb_ctx_delete(self);")
             self.w("    return Qnil;")
@@ -187,6 +218,8 @@ class FuncGlue:
         p, r = self.plan, self.plan.result
         if r.kind == "continue":
             self.w("    return rc == MK_OK ? Qtrue : Qfalse;")
+        elif r.kind == "out" and self.view and src_view(p):
+            self.w("    return mqrb_src_view(obj, %s);" % r.param.name)
         elif r.kind == "out" and self.view:
             self.w("    return mqrb_view(self, %s);" % r.param.name)
         elif r.kind == "out":
@@ -199,7 +232,10 @@ class FuncGlue:
             if r.nullable:
                 self.w("    if (!r)")
                 self.w("        return Qnil;")
-            self.w("    return %s;" % col(r.type, LANG).build.format(v="r"))
+            if self.view:
+                self.w("    return mqrb_src_view(obj, r);")
+            else:
+                self.w("    return %s;" % col(r.type, LANG).build.format(v="r"))
         else:
             self.w("    return Qnil;")
 
@@ -207,14 +243,24 @@ class FuncGlue:
 def plain_type(out, k):
     """The object type of a plain class, its allocation and new."""
     create = k.create()
+    out += ["VALUE mqrb_c%s;" % k.name, ""]
+    if has_src_views(k):
+        out += [
+            "/* Free a C %s; its view ends first. */" % k.name,
+            "static void",
+            "%s(void *p)" % release(k, k.free),
+            "{",
+            "    mqrb_src_forget(p);",
+            "    %s(p);" % alloc(k.free),
+            "}",
+            "",
+        ]
     out += [
-        "VALUE mqrb_c%s;" % k.name,
-        "",
         "static void",
         "%s_free(void *p)" % k.name,
         "{",
         "    if (mqrb_plain_owned(p))",
-        "        %s(p);" % alloc(k.free),
+        "        %s(p);" % release(k, k.free),
         "}",
         "",
         "/* WB_PROTECTED: the object holds no Ruby reference, so there is no",
@@ -248,6 +294,12 @@ def plain_type(out, k):
     ]
 
 
+def on_instance(f):
+    """A generated method that runs on an existing object: defined without
+    the VM's Ractor check (runtime.h: mqrb_ractor_safe)."""
+    return f.kind in ("method", "dtor")
+
+
 def define(out, var, f):
     p = f.plan
     arity = -1 if variadic(p) else len(p.inputs)
@@ -261,8 +313,9 @@ def define(out, var, f):
         out.append('    rb_define_singleton_method(%s, "%s", %s, %d);' % (var, f.name, impl, arity))
     else:
         out.append('    rb_define_method(%s, "%s", %s, %d);' % (var, f.name, impl, arity))
-    if has_view(p):
-        out.append('    rb_define_method(%s, "%s%s", %s, 0);' % (var, f.name, VIEW, cname(p, VIEW)))
+    if any_view(p):
+        out.append('    rb_define_method(%s, "%s%s", %s, %d);' % (var, f.name, VIEW, cname(p, VIEW),
+                                                                 arity))
 
 
 def emit(api):
@@ -276,7 +329,7 @@ def emit(api):
         for f in k.funcs:
             if f.kind != "handwritten":
                 FuncGlue(f.plan, out).emit()
-            if has_view(f.plan):
+            if any_view(f.plan):
                 FuncGlue(f.plan, out, view=True).emit()
     out += ["/* Classes, methods, module functions and constants, under module. */",
             "void", "mqrb_glue_init(VALUE module, VALUE cContext)", "{", "    VALUE c;", ""]
@@ -291,9 +344,16 @@ def emit(api):
                        % (k.name, k.name))
             out.append("    rb_define_alloc_func(c, %s_alloc);" % k.name)
             out.append('    rb_define_method(c, "initialize", %s_initialize, 0);' % k.name)
+            out.append('    rb_define_method(c, "initialize_copy", mqrb_no_copy, 1);')
         else:
             out.append("    c = cContext; /* %s: the runtime's class */" % k.name)
         for f in k.funcs:
-            define(out, "c", f)
+            if not on_instance(f):
+                define(out, "c", f)
+        out.append("    mqrb_ractor_safe(1); /* its instance methods: runtime.h */")
+        for f in k.funcs:
+            if on_instance(f):
+                define(out, "c", f)
+        out.append("    mqrb_ractor_safe(0);")
     out.append("}")
     return "\n".join(out).rstrip() + "\n"
