@@ -143,8 +143,9 @@ def lower_callbacks(plan, func):
 # the bindings whose runtime ends the view with the service (Java, Ruby): the
 # end of each callback and each blocking call on the context invalidate it,
 # so a kept view raises instead of reading freed memory.  A stream's or a
-# list's borrowed value ends with its next write, which no runtime tracks,
-# so there the copy stays the only form.
+# list's borrowed value ends with its next write: only a binding whose glue
+# ends the view at every call on the stream or list gives it one (Ruby:
+# ruby.py src_view); elsewhere the copy stays the only form.
 VIEW = "R"
 
 
