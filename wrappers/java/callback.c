@@ -48,6 +48,7 @@ static void
 pool_thread_end(void)
 {
     mqj_scratch_free();
+    mqj_hold_pool_free();
     if (mqj_tl_env) {
         mqj_tl_env = NULL;
         (*mqj_vm)->DetachCurrentThread(mqj_vm);
@@ -65,16 +66,21 @@ mqj_callback_init(JNIEnv *env)
 /* --------------------------------------------------------------- contexts */
 
 /* The C context's destroy callback: the Java object forgets the context
- * (its methods throw from now on) and the library's global references go. */
+ * (its methods throw from now on) and the library lets go of it. */
 static void
 ctx_destroyed(MqContextC *ctx, void *data)
 {
     mqj_ctx *c = data;
     JNIEnv *env = mqj_env();
+    jobject self;
+
     MqContextSetUserData(ctx, NULL);
     if (env) {
-        (*env)->SetLongField(env, c->self, mqj.hdl, 0);
-        (*env)->DeleteGlobalRef(env, c->self);
+        if ((self = mqj_held(env, c->self))) {
+            (*env)->SetLongField(env, self, mqj.hdl, 0);
+            (*env)->DeleteLocalRef(env, self);
+        }
+        mqj_let_go(env, c->self);
         if (c->view) { /* its handle names c, freed below */
             (*env)->SetLongField(env, c->view, mqj.hdl, 0);
             (*env)->DeleteGlobalRef(env, c->view);
@@ -83,14 +89,14 @@ ctx_destroyed(MqContextC *ctx, void *data)
     free(c);
 }
 
-/* self's global reference as ctx's user data; set_hdl: store ctx in
+/* self, held, as ctx's user data; set_hdl: store ctx in
  * self.hdl too (the constructor's Java code does it itself: one JNI field
  * store per context fewer). */
 static int
 attach(JNIEnv *env, jobject self, MqContextC *ctx, int set_hdl)
 {
     mqj_ctx *c = calloc(1, sizeof *c);
-    if (!c || !(c->self = (*env)->NewGlobalRef(env, self))) {
+    if (!c || !(c->self = mqj_hold(env, self))) {
         free(c);
         mqj_throw(env, MK_ERR_MEMORY, "MqContextC: out of memory");
         return 0;
@@ -127,9 +133,9 @@ mqj_delete_MqContextC(JNIEnv *env, jobject self)
         MqContextDelete(ctx); /* ctx_destroyed clears hdl */
 }
 
-/* The Java object of ctx (a global reference the context holds); a context
- * the library made without our factory gets a plain MqContextC. */
-static jobject
+/* The holder of ctx's Java object (the context's user data); a context the
+ * library made without our factory gets a plain MqContextC. */
+static jobjectArray
 object_of(JNIEnv *env, MqContextC *ctx)
 {
     mqj_ctx *c = MqContextGetUserData(ctx);
@@ -146,8 +152,8 @@ object_of(JNIEnv *env, MqContextC *ctx)
 jobject
 mqj_from_CTX(JNIEnv *env, MqContextC *ctx)
 {
-    jobject o = ctx ? object_of(env, ctx) : NULL;
-    return o ? (*env)->NewLocalRef(env, o) : NULL;
+    jobjectArray h = ctx ? object_of(env, ctx) : NULL;
+    return h ? mqj_held(env, h) : NULL;
 }
 
 /* -------------------------------------------------------------- callbacks */
@@ -160,9 +166,11 @@ mqj_from_CTX(JNIEnv *env, MqContextC *ctx)
  * (callgrind).  Its call to the callable is an interface call that C2
  * inlines or compiles to an itable stub (a JNI call through the
  * interface's method ID searched the itable in the VM on every call), so
- * no table of each class's own Call method is needed. */
+ * no table of each class's own Call method is needed.  The arguments go as
+ * an array (CallStaticBooleanMethodA): the VM's va_list reading cost 23
+ * instructions per call more (callgrind, perfclient --send-nothing). */
 typedef struct {
-    jobject fn; /* global reference */
+    jobjectArray fn; /* its holder (refs.c) */
     int noarg;  /* MkObjectC.noArg: 1 runs Call(), 0 Call(ctx) */
     int scope;
 } mqj_cb;
@@ -176,7 +184,7 @@ mqj_cb_new(JNIEnv *env, jobject fn, jint noarg, int scope, const char *name)
         mqj_throw(env, MK_ERR_ARGUMENT, "%s: null callback", name);
         return NULL;
     }
-    if (!(cb = malloc(sizeof *cb)) || !(cb->fn = (*env)->NewGlobalRef(env, fn))) {
+    if (!(cb = malloc(sizeof *cb)) || !(cb->fn = mqj_hold(env, fn))) {
         free(cb);
         mqj_throw(env, MK_ERR_MEMORY, "%s: out of memory", name);
         return NULL;
@@ -194,7 +202,7 @@ mqj_cb_free(void *data)
     if (!cb)
         return;
     if ((env = mqj_env()))
-        (*env)->DeleteGlobalRef(env, cb->fn);
+        mqj_let_go(env, cb->fn);
     free(cb);
 }
 
@@ -243,18 +251,19 @@ mqj_cb_call(MqContextC *ctx, void *data)
 {
     mqj_cb *cb = data;
     JNIEnv *env = mqj_env();
-    jobject self;
+    jvalue a[2];
     jboolean ok;
     MkErrorE rc;
 
     if (!env)
         return MqErrorSet(ctx, MK_ERR_GENERIC, "cannot attach the thread to the JVM");
+    a[0].l = cb->fn;
     if (cb->noarg) {
-        ok = (*env)->CallStaticBooleanMethod(env, mqj.obj, mqj.call0, cb->fn);
+        ok = (*env)->CallStaticBooleanMethodA(env, mqj.obj, mqj.call0, a);
     } else {
-        if (!(self = object_of(env, ctx)))
+        if (!(a[1].l = object_of(env, ctx)))
             return error_to_ctx(env, ctx);
-        ok = (*env)->CallStaticBooleanMethod(env, mqj.obj, mqj.call1, cb->fn, self);
+        ok = (*env)->CallStaticBooleanMethodA(env, mqj.obj, mqj.call1, a);
     }
     if (ok || !(*env)->ExceptionCheck(env)) {
         mqj_view_end(env, ctx); /* the read ends: so does its ReadBUFR view */

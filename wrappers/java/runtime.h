@@ -51,10 +51,11 @@ typedef struct {
     jclass obj;                 /* MkObjectC */
     jmethodID new_server;       /* static MkObjectC.newServer(Class) */
     jclass *cls;                /* mqj_classes[i], in the table's order */
-    jmethodID call0, call1;     /* static MkObjectC.call(MqServiceNoArgIF), call(MqServiceIF, MqContextC) */
+    jmethodID call0, call1;     /* static MkObjectC.call(Object[]), call(Object[], Object[]) */
     jclass throwable;
     jmethodID throwable_str;    /* Throwable.toString() */
     jclass string;
+    jclass object;              /* java.lang.Object, a holder's element class (refs.c) */
 } mqj_cache;
 
 extern mqj_cache mqj;
@@ -85,12 +86,22 @@ mqj_ptr(JNIEnv *env, jobject o, const char *fn)
     return p ? p : mqj_deleted(env, o, fn);
 }
 
+/* refs.c: an object held by the library, in a holder (an Object[1] kept by
+ * a recycled global reference; NULL with an exception when out of memory);
+ * the object again as a new local reference; the holder let go (emptied,
+ * for the next object); the calling thread's empty holders freed as it
+ * ends. */
+jobjectArray mqj_hold(JNIEnv *env, jobject o);
+jobject mqj_held(JNIEnv *env, jobjectArray h);
+void mqj_let_go(JNIEnv *env, jobjectArray h);
+void mqj_hold_pool_free(void);
+
 /* A context's user data: its Java object and its ReadBUFR view, so that
  * neither costs a JNI field access per message. */
 typedef struct {
-    jobject self;    /* global reference, released by the destroy callback */
-    jobject view;    /* global reference to the view, NULL until MkObjectC.viewInit */
-    MkBufferC *shown; /* the buffer the view shows, NULL when its read ended */
+    jobjectArray self; /* a holder (refs.c), let go by the destroy callback */
+    jobject view;      /* global reference to the view, NULL until MkObjectC.viewInit */
+    MkBufferC *shown;  /* the buffer the view shows, NULL when its read ended */
 } mqj_ctx;
 
 /* The C object a handle names: a ReadBUFR view's handle is its context's
@@ -251,9 +262,9 @@ typedef struct {
 int mqj_to_ARGV(JNIEnv *env, jobjectArray j, mqj_argv *a, const char *fn);
 void mqj_argv_release(mqj_argv *a);
 
-/* A callback registration: the Java callable held by a global reference,
- * run as Call() when noarg (MkObjectC.noArg) is 1, else as Call(ctx).  NULL
- * with an exception for null. */
+/* A callback registration: the Java callable in a holder (refs.c), run as
+ * Call() when noarg (MkObjectC.noArg) is 1, else as Call(ctx).  NULL with
+ * an exception for null. */
 void *mqj_cb_new(JNIEnv *env, jobject fn, jint noarg, int scope, const char *name);
 MkErrorE mqj_cb_call(MqContextC *ctx, void *data);
 void mqj_cb_free(void *data);
