@@ -76,17 +76,16 @@ ctx_destroyed(MqContextC *ctx, void *data)
 
     MqContextSetUserData(ctx, NULL);
     if (env) {
-        if ((self = mqj_held(env, c->self))) {
+        if ((self = mqj_held_object(env, c))) {
             (*env)->SetLongField(env, self, mqj.hdl, 0);
             (*env)->DeleteLocalRef(env, self);
         }
-        mqj_let_go(env, c->self);
-        if (c->view) { /* its handle names c, freed below */
+        if (c->view) { /* its handle names c, recycled below */
             (*env)->SetLongField(env, c->view, mqj.hdl, 0);
             (*env)->DeleteGlobalRef(env, c->view);
         }
     }
-    free(c);
+    mqj_let_go(env, c);
 }
 
 /* self, held, as ctx's user data; set_hdl: store ctx in
@@ -95,9 +94,8 @@ ctx_destroyed(MqContextC *ctx, void *data)
 static int
 attach(JNIEnv *env, jobject self, MqContextC *ctx, int set_hdl)
 {
-    mqj_ctx *c = calloc(1, sizeof *c);
-    if (!c || !(c->self = mqj_hold(env, self))) {
-        free(c);
+    mqj_ctx *c = mqj_hold(env, self);
+    if (!c) {
         mqj_throw(env, MK_ERR_MEMORY, "MqContextC: out of memory");
         return 0;
     }
@@ -141,19 +139,19 @@ object_of(JNIEnv *env, MqContextC *ctx)
     mqj_ctx *c = MqContextGetUserData(ctx);
     jobject n;
     if (c)
-        return c->self;
+        return c->h;
     if (!(n = (*env)->AllocObject(env, mqj.ctx)))
         return NULL;
     attach(env, n, ctx, 1);
     (*env)->DeleteLocalRef(env, n);
-    return (c = MqContextGetUserData(ctx)) ? c->self : NULL;
+    return (c = MqContextGetUserData(ctx)) ? c->h : NULL;
 }
 
 jobject
 mqj_from_CTX(JNIEnv *env, MqContextC *ctx)
 {
     jobjectArray h = ctx ? object_of(env, ctx) : NULL;
-    return h ? mqj_held(env, h) : NULL;
+    return h ? (*env)->GetObjectArrayElement(env, h, 0) : NULL;
 }
 
 /* -------------------------------------------------------------- callbacks */
@@ -169,11 +167,7 @@ mqj_from_CTX(JNIEnv *env, MqContextC *ctx)
  * no table of each class's own Call method is needed.  The arguments go as
  * an array (CallStaticBooleanMethodA): the VM's va_list reading cost 23
  * instructions per call more (callgrind, perfclient --send-nothing). */
-typedef struct {
-    jobjectArray fn; /* its holder (refs.c) */
-    int noarg;  /* MkObjectC.noArg: 1 runs Call(), 0 Call(ctx) */
-    int scope;
-} mqj_cb;
+typedef mqj_held mqj_cb; /* the callable held, its noarg and scope */
 
 void *
 mqj_cb_new(JNIEnv *env, jobject fn, jint noarg, int scope, const char *name)
@@ -184,8 +178,7 @@ mqj_cb_new(JNIEnv *env, jobject fn, jint noarg, int scope, const char *name)
         mqj_throw(env, MK_ERR_ARGUMENT, "%s: null callback", name);
         return NULL;
     }
-    if (!(cb = malloc(sizeof *cb)) || !(cb->fn = mqj_hold(env, fn))) {
-        free(cb);
+    if (!(cb = mqj_hold(env, fn))) {
         mqj_throw(env, MK_ERR_MEMORY, "%s: out of memory", name);
         return NULL;
     }
@@ -197,13 +190,8 @@ mqj_cb_new(JNIEnv *env, jobject fn, jint noarg, int scope, const char *name)
 void
 mqj_cb_free(void *data)
 {
-    mqj_cb *cb = data;
-    JNIEnv *env;
-    if (!cb)
-        return;
-    if ((env = mqj_env()))
-        mqj_let_go(env, cb->fn);
-    free(cb);
+    if (data)
+        mqj_let_go(mqj_env(), data);
 }
 
 /* The pending exception as UTF-8 text and a code; clears it. */
@@ -257,7 +245,7 @@ mqj_cb_call(MqContextC *ctx, void *data)
 
     if (!env)
         return MqErrorSet(ctx, MK_ERR_GENERIC, "cannot attach the thread to the JVM");
-    a[0].l = cb->fn;
+    a[0].l = cb->h;
     if (cb->noarg) {
         ok = (*env)->CallStaticBooleanMethodA(env, mqj.obj, mqj.call0, a);
     } else {

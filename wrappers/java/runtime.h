@@ -7,8 +7,8 @@
  * the C object (0 once it is deleted): a method passes its own to its
  * private native (mqj_self), one cached field ID reads an argument's for
  * every class.  A context's C object points back at its Java object through
- * its user data (an mqj_ctx holding a global reference), released by the
- * destroy callback whoever deletes the context. */
+ * its user data (an mqj_ctx holding it, refs.c), let go by the destroy
+ * callback whoever deletes the context. */
 #ifndef MQJ_RUNTIME_H
 #define MQJ_RUNTIME_H
 
@@ -86,23 +86,29 @@ mqj_ptr(JNIEnv *env, jobject o, const char *fn)
     return p ? p : mqj_deleted(env, o, fn);
 }
 
-/* refs.c: an object held by the library, in a holder (an Object[1] kept by
- * a recycled global reference; NULL with an exception when out of memory);
- * the object again as a new local reference; the holder let go (emptied,
- * for the next object); the calling thread's empty holders freed as it
- * ends. */
-jobjectArray mqj_hold(JNIEnv *env, jobject o);
-jobject mqj_held(JNIEnv *env, jobjectArray h);
-void mqj_let_go(JNIEnv *env, jobjectArray h);
-void mqj_hold_pool_free(void);
+/* What the library keeps of a Java object it holds (refs.c): a holder, an
+ * Object[1] kept by a recycled global reference, and beside it what a
+ * context's object or a callable needs.  A context's (its user data) keeps
+ * its ReadBUFR view, so that neither costs a JNI field access per message;
+ * a callable's keeps its form and scope (mqj_cb_call). */
+typedef struct mqj_held {
+    jobjectArray h;        /* the holder: [0] the object */
+    struct mqj_held *next; /* in the thread's pool of empty ones */
+    jobject view;          /* a context's view (global reference), NULL until MkObjectC.viewInit */
+    MkBufferC *shown;      /* the buffer the view shows, NULL when its read ended */
+    int noarg;             /* a callable's form (MkObjectC.noArg): 1 runs Call(), 0 Call(ctx) */
+    int scope;             /* a callable's MQJ_SCOPE_* */
+} mqj_held;
+typedef mqj_held mqj_ctx; /* a context's user data, let go by the destroy callback */
 
-/* A context's user data: its Java object and its ReadBUFR view, so that
- * neither costs a JNI field access per message. */
-typedef struct {
-    jobjectArray self; /* a holder (refs.c), let go by the destroy callback */
-    jobject view;      /* global reference to the view, NULL until MkObjectC.viewInit */
-    MkBufferC *shown;  /* the buffer the view shows, NULL when its read ended */
-} mqj_ctx;
+/* refs.c: o held (NULL, maybe with an exception, when out of memory; every
+ * other field 0); the object again as a new local reference; let go (the
+ * holder emptied, for the next object); the calling thread's empty ones
+ * freed as it ends. */
+mqj_held *mqj_hold(JNIEnv *env, jobject o);
+jobject mqj_held_object(JNIEnv *env, mqj_held *r);
+void mqj_let_go(JNIEnv *env, mqj_held *r);
+void mqj_hold_pool_free(void);
 
 /* The C object a handle names: a ReadBUFR view's handle is its context's
  * mqj_ctx with the low bit set (mqj_view), naming the buffer it shows or
