@@ -169,8 +169,8 @@ mqj_from_CTX(JNIEnv *env, MqContextC *ctx)
  * instructions per call more (callgrind, perfclient --send-nothing). */
 typedef mqj_held mqj_cb; /* the callable held, its noarg and scope */
 
-void *
-mqj_cb_new(JNIEnv *env, jobject fn, jint noarg, int scope, const char *name)
+static void *
+cb_new(JNIEnv *env, jobject fn, jobject held, jint noarg, int scope, const char *name)
 {
     mqj_cb *cb;
 
@@ -178,13 +178,25 @@ mqj_cb_new(JNIEnv *env, jobject fn, jint noarg, int scope, const char *name)
         mqj_throw(env, MK_ERR_ARGUMENT, "%s: null callback", name);
         return NULL;
     }
-    if (!(cb = mqj_hold(env, fn))) {
+    if (!(cb = mqj_hold(env, held))) {
         mqj_throw(env, MK_ERR_MEMORY, "%s: out of memory", name);
         return NULL;
     }
     cb->noarg = noarg;
     cb->scope = scope;
     return cb;
+}
+
+void *
+mqj_cb_new(JNIEnv *env, jobject fn, jint noarg, int scope, const char *name)
+{
+    return cb_new(env, fn, fn, noarg, scope, name);
+}
+
+void *
+mqj_cb_take(JNIEnv *env, jobject fn, jint noarg, int scope, const char *name)
+{
+    return cb_new(env, fn, NULL, noarg, scope, name);
 }
 
 void

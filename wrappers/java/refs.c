@@ -50,7 +50,8 @@ mqj_hold(JNIEnv *env, jobject o)
         }
     }
     *r = (mqj_held){.h = r->h};
-    (*env)->SetObjectArrayElement(env, r->h, 0, o);
+    if (o) /* a pooled or new holder is empty */
+        (*env)->SetObjectArrayElement(env, r->h, 0, o);
     return r;
 }
 

@@ -101,8 +101,8 @@ typedef struct mqj_held {
 } mqj_held;
 typedef mqj_held mqj_ctx; /* a context's user data, let go by the destroy callback */
 
-/* refs.c: o held (NULL, maybe with an exception, when out of memory; every
- * other field 0); the object again as a new local reference; let go (the
+/* refs.c: o held (o NULL: an empty holder; NULL, maybe with an exception,
+ * when out of memory; every other field 0); the object again as a new local reference; let go (the
  * holder emptied, for the next object); the calling thread's empty ones
  * freed as it ends. */
 mqj_held *mqj_hold(JNIEnv *env, jobject o);
@@ -272,6 +272,14 @@ void mqj_argv_release(mqj_argv *a);
  * Call() when noarg (MkObjectC.noArg) is 1, else as Call(ctx).  NULL with
  * an exception for null. */
 void *mqj_cb_new(JNIEnv *env, jobject fn, jint noarg, int scope, const char *name);
+/* The same with the holder left empty, for the generated Java method to
+ * store fn into (java.py's held_callback): mqj_cb_holder returns it. */
+void *mqj_cb_take(JNIEnv *env, jobject fn, jint noarg, int scope, const char *name);
+static inline jobjectArray
+mqj_cb_holder(void *cb)
+{
+    return ((mqj_held *)cb)->h;
+}
 MkErrorE mqj_cb_call(MqContextC *ctx, void *data);
 void mqj_cb_free(void *data);
 
