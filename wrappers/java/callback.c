@@ -301,7 +301,7 @@ factory_free(void *data)
 }
 
 /* A new object of the template's class; its C context goes to the library,
- * whose global reference (the user data) keeps the object until the context
+ * whose holder (the user data, refs.c) keeps the object until the context
  * is deleted.  The Java side makes it (MkObjectC.newServer: a `new` through
  * the class's constructor, kept per class) and returns its handle: a JNI
  * NewObject allocates on the slow path and hands back a local reference to

@@ -206,7 +206,7 @@ def is_static(plan):
 
 # A context's natives are static and take its handle alone (mqj_obj): a
 # static native passes no receiver, 0.6 of 5.7 ns per call fewer (measured).
-# The library's global reference keeps a context's object alive until it is
+# The library's holder (refs.c) keeps a context's object alive until it is
 # deleted, so nothing is lost when the JIT no longer holds `this` during the
 # call.  A kernel object keeps its receiver: its Cleaner may free the C
 # object once the Java one is unreachable, and a MkBufferC's natives need
