@@ -443,6 +443,30 @@ public class BindingTest {
             c.SendEND_AND_WAIT("ECHO");
             expect(c.ReadI16() == 7, "still serving");
         });
+        check("20 callbacks in flight on one context each run once, with their own answer", () -> {
+            int[] got = new int[20];
+            for (int i = 0; i < 20; i++) {
+                int k = i;
+                c.SendSTART();
+                c.SendI32(100 + i);
+                c.SendEND_AND_CALLBACK("ECHO", ctx -> got[k] += ctx.ReadI32());
+            }
+            for (int i = 0; i < 200 && Arrays.stream(got).anyMatch(v -> v == 0); i++)
+                c.ProcessEvent(MqLink.MQ_WAIT_ONCE, 100);
+            for (int i = 0; i < 20; i++)
+                expect(got[i] == 100 + i, "callback " + i + ": " + got[i]);
+        });
+        check("a context holds 20 services; a deleted or replaced one is let go, the others kept", () -> {
+            MqContextC k = new MqContextC();
+            List<WeakReference<Object>> ws = registerServices(k, 20);
+            k.ServiceDelete("S005");
+            k.ServiceCreate("S007", () -> { });
+            expect(collected(ws.get(5)), "the deleted service's callable is still referenced");
+            expect(collected(ws.get(7)), "the replaced service's callable is still referenced");
+            for (int i = 0; i < 20; i++)
+                expect(i == 5 || i == 7 || ws.get(i).get() != null, "service " + i + " was let go");
+            k.Delete();
+        });
         check("a callable of both interfaces runs the form its overload names", () -> {
             Both both = new Both();
             for (boolean noArg : new boolean[] {true, false}) {
@@ -573,6 +597,18 @@ public class BindingTest {
         MqServiceNoArgIF fn = () -> held.hashCode();
         raises(() -> c.ServiceCreate("TOOLONG", fn));
         return new WeakReference<>(fn);
+    }
+
+    /** n services S000.. on k, each a new object; weak references to them. */
+    static List<WeakReference<Object>> registerServices(MqContextC k, int n) {
+        List<WeakReference<Object>> ws = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            Object held = new Object();
+            MqServiceNoArgIF fn = () -> held.hashCode();
+            k.ServiceCreate(String.format("S%03d", i), fn);
+            ws.add(new WeakReference<>(fn));
+        }
+        return ws;
     }
 
     static boolean collected(WeakReference<?> w) throws InterruptedException {

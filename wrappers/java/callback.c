@@ -48,6 +48,7 @@ static void
 pool_thread_end(void)
 {
     mqj_scratch_free();
+    mqj_hold_pool_free();
     if (mqj_tl_env) {
         mqj_tl_env = NULL;
         (*mqj_vm)->DetachCurrentThread(mqj_vm);
@@ -65,33 +66,36 @@ mqj_callback_init(JNIEnv *env)
 /* --------------------------------------------------------------- contexts */
 
 /* The C context's destroy callback: the Java object forgets the context
- * (its methods throw from now on) and the library's global references go. */
+ * (its methods throw from now on) and the library lets go of it. */
 static void
 ctx_destroyed(MqContextC *ctx, void *data)
 {
     mqj_ctx *c = data;
     JNIEnv *env = mqj_env();
+    jobject self;
+
     MqContextSetUserData(ctx, NULL);
     if (env) {
-        (*env)->SetLongField(env, c->self, mqj.hdl, 0);
-        (*env)->DeleteGlobalRef(env, c->self);
-        if (c->view) { /* its handle names c, freed below */
+        if ((self = mqj_held_object(env, c))) {
+            (*env)->SetLongField(env, self, mqj.hdl, 0);
+            (*env)->DeleteLocalRef(env, self);
+        }
+        if (c->view) { /* its handle names c, recycled below */
             (*env)->SetLongField(env, c->view, mqj.hdl, 0);
             (*env)->DeleteGlobalRef(env, c->view);
         }
     }
-    free(c);
+    mqj_let_go(env, c);
 }
 
-/* self's global reference as ctx's user data; set_hdl: store ctx in
+/* self, held, as ctx's user data; set_hdl: store ctx in
  * self.hdl too (the constructor's Java code does it itself: one JNI field
  * store per context fewer). */
 static int
 attach(JNIEnv *env, jobject self, MqContextC *ctx, int set_hdl)
 {
-    mqj_ctx *c = calloc(1, sizeof *c);
-    if (!c || !(c->self = (*env)->NewGlobalRef(env, self))) {
-        free(c);
+    mqj_ctx *c = mqj_hold(env, self);
+    if (!c) {
         mqj_throw(env, MK_ERR_MEMORY, "MqContextC: out of memory");
         return 0;
     }
@@ -127,27 +131,27 @@ mqj_delete_MqContextC(JNIEnv *env, jobject self)
         MqContextDelete(ctx); /* ctx_destroyed clears hdl */
 }
 
-/* The Java object of ctx (a global reference the context holds); a context
- * the library made without our factory gets a plain MqContextC. */
-static jobject
+/* The holder of ctx's Java object (the context's user data); a context the
+ * library made without our factory gets a plain MqContextC. */
+static jobjectArray
 object_of(JNIEnv *env, MqContextC *ctx)
 {
     mqj_ctx *c = MqContextGetUserData(ctx);
     jobject n;
     if (c)
-        return c->self;
+        return c->h;
     if (!(n = (*env)->AllocObject(env, mqj.ctx)))
         return NULL;
     attach(env, n, ctx, 1);
     (*env)->DeleteLocalRef(env, n);
-    return (c = MqContextGetUserData(ctx)) ? c->self : NULL;
+    return (c = MqContextGetUserData(ctx)) ? c->h : NULL;
 }
 
 jobject
 mqj_from_CTX(JNIEnv *env, MqContextC *ctx)
 {
-    jobject o = ctx ? object_of(env, ctx) : NULL;
-    return o ? (*env)->NewLocalRef(env, o) : NULL;
+    jobjectArray h = ctx ? object_of(env, ctx) : NULL;
+    return h ? (*env)->GetObjectArrayElement(env, h, 0) : NULL;
 }
 
 /* -------------------------------------------------------------- callbacks */
@@ -160,15 +164,13 @@ mqj_from_CTX(JNIEnv *env, MqContextC *ctx)
  * (callgrind).  Its call to the callable is an interface call that C2
  * inlines or compiles to an itable stub (a JNI call through the
  * interface's method ID searched the itable in the VM on every call), so
- * no table of each class's own Call method is needed. */
-typedef struct {
-    jobject fn; /* global reference */
-    int noarg;  /* MkObjectC.noArg: 1 runs Call(), 0 Call(ctx) */
-    int scope;
-} mqj_cb;
+ * no table of each class's own Call method is needed.  The arguments go as
+ * an array (CallStaticBooleanMethodA): the VM's va_list reading cost 23
+ * instructions per call more (callgrind, perfclient --send-nothing). */
+typedef mqj_held mqj_cb; /* the callable held, its noarg and scope */
 
-void *
-mqj_cb_new(JNIEnv *env, jobject fn, jint noarg, int scope, const char *name)
+static void *
+cb_new(JNIEnv *env, jobject fn, jobject held, jint noarg, int scope, const char *name)
 {
     mqj_cb *cb;
 
@@ -176,8 +178,7 @@ mqj_cb_new(JNIEnv *env, jobject fn, jint noarg, int scope, const char *name)
         mqj_throw(env, MK_ERR_ARGUMENT, "%s: null callback", name);
         return NULL;
     }
-    if (!(cb = malloc(sizeof *cb)) || !(cb->fn = (*env)->NewGlobalRef(env, fn))) {
-        free(cb);
+    if (!(cb = mqj_hold(env, held))) {
         mqj_throw(env, MK_ERR_MEMORY, "%s: out of memory", name);
         return NULL;
     }
@@ -186,16 +187,23 @@ mqj_cb_new(JNIEnv *env, jobject fn, jint noarg, int scope, const char *name)
     return cb;
 }
 
+void *
+mqj_cb_new(JNIEnv *env, jobject fn, jint noarg, int scope, const char *name)
+{
+    return cb_new(env, fn, fn, noarg, scope, name);
+}
+
+void *
+mqj_cb_take(JNIEnv *env, jobject fn, jint noarg, int scope, const char *name)
+{
+    return cb_new(env, fn, NULL, noarg, scope, name);
+}
+
 void
 mqj_cb_free(void *data)
 {
-    mqj_cb *cb = data;
-    JNIEnv *env;
-    if (!cb)
-        return;
-    if ((env = mqj_env()))
-        (*env)->DeleteGlobalRef(env, cb->fn);
-    free(cb);
+    if (data)
+        mqj_let_go(mqj_env(), data);
 }
 
 /* The pending exception as UTF-8 text and a code; clears it. */
@@ -243,18 +251,19 @@ mqj_cb_call(MqContextC *ctx, void *data)
 {
     mqj_cb *cb = data;
     JNIEnv *env = mqj_env();
-    jobject self;
+    jvalue a[2];
     jboolean ok;
     MkErrorE rc;
 
     if (!env)
         return MqErrorSet(ctx, MK_ERR_GENERIC, "cannot attach the thread to the JVM");
+    a[0].l = cb->h;
     if (cb->noarg) {
-        ok = (*env)->CallStaticBooleanMethod(env, mqj.obj, mqj.call0, cb->fn);
+        ok = (*env)->CallStaticBooleanMethodA(env, mqj.obj, mqj.call0, a);
     } else {
-        if (!(self = object_of(env, ctx)))
+        if (!(a[1].l = object_of(env, ctx)))
             return error_to_ctx(env, ctx);
-        ok = (*env)->CallStaticBooleanMethod(env, mqj.obj, mqj.call1, cb->fn, self);
+        ok = (*env)->CallStaticBooleanMethodA(env, mqj.obj, mqj.call1, a);
     }
     if (ok || !(*env)->ExceptionCheck(env)) {
         mqj_view_end(env, ctx); /* the read ends: so does its ReadBUFR view */
@@ -292,7 +301,7 @@ factory_free(void *data)
 }
 
 /* A new object of the template's class; its C context goes to the library,
- * whose global reference (the user data) keeps the object until the context
+ * whose holder (the user data, refs.c) keeps the object until the context
  * is deleted.  The Java side makes it (MkObjectC.newServer: a `new` through
  * the class's constructor, kept per class) and returns its handle: a JNI
  * NewObject allocates on the slow path and hands back a local reference to

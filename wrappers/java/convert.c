@@ -145,7 +145,7 @@ mqj_view(JNIEnv *env, MqContextC *ctx, MkBufferC *buf)
     if (!c) /* a context without its Java object: no view to end later */
         return mqj_throw(env, MQ_ERR_LINK, "ReadBUFR: the context was deleted");
     c->shown = buf;
-    return (jlong)(intptr_t)c | 1; /* calloc'd: the low bit is free */
+    return (jlong)(intptr_t)c | 1; /* malloc'd: the low bit is free */
 }
 
 jboolean JNICALL

@@ -39,7 +39,7 @@ BUILT_SOURCES += wrappers/java/gen/glue.c
 
 # The JNI library: a shared module named as System.loadLibrary expects.
 lib_LTLIBRARIES += wrappers/java/libmqlinkjni.la
-wrappers_java_libmqlinkjni_la_SOURCES = wrappers/java/runtime.c wrappers/java/convert.c wrappers/java/callback.c \
+wrappers_java_libmqlinkjni_la_SOURCES = wrappers/java/runtime.c wrappers/java/convert.c wrappers/java/callback.c wrappers/java/refs.c \
 	wrappers/java/runtime.h
 nodist_wrappers_java_libmqlinkjni_la_SOURCES = wrappers/java/gen/glue.c
 wrappers_java_libmqlinkjni_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/wrappers/java $(JNI_CPPFLAGS)

@@ -155,10 +155,9 @@ cache(JNIEnv *env)
         !(mqj.dref = (*env)->GetFieldID(env, obj, "dref", "[B")) ||
         !(mqj.adopt = (*env)->GetMethodID(env, obj, "adopt", "(JI)V")) ||
         !(mqj.new_server = (*env)->GetStaticMethodID(env, obj, "newServer", "(Ljava/lang/Class;)J")) ||
-        !(mqj.call0 = (*env)->GetStaticMethodID(env, obj, "call",
-                                                "(L" MQJ_PKG "MqServiceNoArgIF;)Z")) ||
+        !(mqj.call0 = (*env)->GetStaticMethodID(env, obj, "call", "([Ljava/lang/Object;)Z")) ||
         !(mqj.call1 = (*env)->GetStaticMethodID(env, obj, "call",
-                                                "(L" MQJ_PKG "MqServiceIF;L" MQJ_PKG "MqContextC;)Z")) ||
+                                                "([Ljava/lang/Object;[Ljava/lang/Object;)Z")) ||
         (*env)->RegisterNatives(env, obj, object_natives,
                                 (jint)(sizeof object_natives / sizeof *object_natives)) != 0)
         return 0;
@@ -171,7 +170,8 @@ cache(JNIEnv *env)
     if (!(mqj.throwable = global_class(env, "java/lang/Throwable")) ||
         !(mqj.throwable_str = (*env)->GetMethodID(env, mqj.throwable, "toString",
                                                   "()Ljava/lang/String;")) ||
-        !(mqj.string = global_class(env, "java/lang/String")))
+        !(mqj.string = global_class(env, "java/lang/String")) ||
+        !(mqj.object = global_class(env, "java/lang/Object")))
         return 0;
     mqj.cls = calloc((size_t)mqj_class_count, sizeof *mqj.cls);
     if (!mqj.cls)

@@ -7,8 +7,8 @@
  * the C object (0 once it is deleted): a method passes its own to its
  * private native (mqj_self), one cached field ID reads an argument's for
  * every class.  A context's C object points back at its Java object through
- * its user data (an mqj_ctx holding a global reference), released by the
- * destroy callback whoever deletes the context. */
+ * its user data (an mqj_ctx holding it, refs.c), let go by the destroy
+ * callback whoever deletes the context. */
 #ifndef MQJ_RUNTIME_H
 #define MQJ_RUNTIME_H
 
@@ -51,10 +51,11 @@ typedef struct {
     jclass obj;                 /* MkObjectC */
     jmethodID new_server;       /* static MkObjectC.newServer(Class) */
     jclass *cls;                /* mqj_classes[i], in the table's order */
-    jmethodID call0, call1;     /* static MkObjectC.call(MqServiceNoArgIF), call(MqServiceIF, MqContextC) */
+    jmethodID call0, call1;     /* static MkObjectC.call(Object[]), call(Object[], Object[]) */
     jclass throwable;
     jmethodID throwable_str;    /* Throwable.toString() */
     jclass string;
+    jclass object;              /* java.lang.Object, a holder's element class (refs.c) */
 } mqj_cache;
 
 extern mqj_cache mqj;
@@ -85,13 +86,29 @@ mqj_ptr(JNIEnv *env, jobject o, const char *fn)
     return p ? p : mqj_deleted(env, o, fn);
 }
 
-/* A context's user data: its Java object and its ReadBUFR view, so that
- * neither costs a JNI field access per message. */
-typedef struct {
-    jobject self;    /* global reference, released by the destroy callback */
-    jobject view;    /* global reference to the view, NULL until MkObjectC.viewInit */
-    MkBufferC *shown; /* the buffer the view shows, NULL when its read ended */
-} mqj_ctx;
+/* What the library keeps of a Java object it holds (refs.c): a holder, an
+ * Object[1] kept by a recycled global reference, and beside it what a
+ * context's object or a callable needs.  A context's (its user data) keeps
+ * its ReadBUFR view, so that neither costs a JNI field access per message;
+ * a callable's keeps its form and scope (mqj_cb_call). */
+typedef struct mqj_held {
+    jobjectArray h;        /* the holder: [0] the object */
+    struct mqj_held *next; /* in the thread's pool of empty ones */
+    jobject view;          /* a context's view (global reference), NULL until MkObjectC.viewInit */
+    MkBufferC *shown;      /* the buffer the view shows, NULL when its read ended */
+    int noarg;             /* a callable's form (MkObjectC.noArg): 1 runs Call(), 0 Call(ctx) */
+    int scope;             /* a callable's MQJ_SCOPE_* */
+} mqj_held;
+typedef mqj_held mqj_ctx; /* a context's user data, let go by the destroy callback */
+
+/* refs.c: o held (o NULL: an empty holder; NULL, maybe with an exception,
+ * when out of memory; every other field 0); the object again as a new local reference; let go (the
+ * holder emptied, for the next object); the calling thread's empty ones
+ * freed as it ends. */
+mqj_held *mqj_hold(JNIEnv *env, jobject o);
+jobject mqj_held_object(JNIEnv *env, mqj_held *r);
+void mqj_let_go(JNIEnv *env, mqj_held *r);
+void mqj_hold_pool_free(void);
 
 /* The C object a handle names: a ReadBUFR view's handle is its context's
  * mqj_ctx with the low bit set (mqj_view), naming the buffer it shows or
@@ -251,10 +268,18 @@ typedef struct {
 int mqj_to_ARGV(JNIEnv *env, jobjectArray j, mqj_argv *a, const char *fn);
 void mqj_argv_release(mqj_argv *a);
 
-/* A callback registration: the Java callable held by a global reference,
- * run as Call() when noarg (MkObjectC.noArg) is 1, else as Call(ctx).  NULL
- * with an exception for null. */
+/* A callback registration: the Java callable in a holder (refs.c), run as
+ * Call() when noarg (MkObjectC.noArg) is 1, else as Call(ctx).  NULL with
+ * an exception for null. */
 void *mqj_cb_new(JNIEnv *env, jobject fn, jint noarg, int scope, const char *name);
+/* The same with the holder left empty, for the generated Java method to
+ * store fn into (java.py's held_callback): mqj_cb_holder returns it. */
+void *mqj_cb_take(JNIEnv *env, jobject fn, jint noarg, int scope, const char *name);
+static inline jobjectArray
+mqj_cb_holder(void *cb)
+{
+    return ((mqj_held *)cb)->h;
+}
 MkErrorE mqj_cb_call(MqContextC *ctx, void *data);
 void mqj_cb_free(void *data);
 

@@ -35,6 +35,8 @@ def ret_type(plan):
 
 def ret_sig(plan):
     r = plan.result
+    if held_callback(plan):
+        return "[Ljava/lang/Object;"  # the callable's holder, filled by Java
     if java_made(plan) == "fill":
         return "J"  # what MkObjectC.fill stores (mqj_fill_BUF)
     if r.kind == "continue":
@@ -50,6 +52,8 @@ def ret_sig(plan):
 
 def ret_jni(plan):
     r = plan.result
+    if held_callback(plan):
+        return "jobjectArray"
     if java_made(plan) == "fill":
         return "jlong"
     if r.kind == "continue":
@@ -147,6 +151,24 @@ def java_made(plan):
     return None
 
 
+# A callback's callable goes into its holder (the runtime's refs.c: an
+# Object[1] kept by a recycled global reference) from Java: the native takes
+# an empty holder and returns it, and the Java method stores the callable,
+# a plain array store where the runtime's JNI SetObjectArrayElement cost
+# 142 instructions (callgrind; five per perfserver child, one per
+# SendEND_AND_CALLBACK).  The callable still goes to the native, which
+# refuses null.  Nothing can run the callback before the store: it runs
+# from this thread's event loop, later.
+def held_callback(plan):
+    """The CALLBACK input whose holder the native returns, or None."""
+    held = [i for i in plan.inputs if i.param.type == "CALLBACK"]
+    if not held or plan.kind == "handwritten":
+        return None
+    if len(held) > 1 or ret_type(plan) != "void" or not wrapped(plan):
+        raise ApiError("java: %s: a callback needs a method returning nothing" % plan.name)
+    return held[0]
+
+
 def native(name):
     """The private native behind a Java method (wrapped, java_made)."""
     return "n" + name
@@ -184,7 +206,7 @@ def is_static(plan):
 
 # A context's natives are static and take its handle alone (mqj_obj): a
 # static native passes no receiver, 0.6 of 5.7 ns per call fewer (measured).
-# The library's global reference keeps a context's object alive until it is
+# The library's holder (refs.c) keeps a context's object alive until it is
 # deleted, so nothing is lost when the JIT no longer holds `this` during the
 # call.  A kernel object keeps its receiver: its Cleaner may free the C
 # object once the Java one is unreachable, and a MkBufferC's natives need
@@ -325,7 +347,9 @@ class FuncGlue:
 
     def returns(self):
         p, r = self.plan, self.plan.result
-        if r.kind == "continue":
+        if held_callback(p):
+            self.w("    return mqj_cb_holder(%s_cb);" % held_callback(p).param.name)
+        elif r.kind == "continue":
             self.w("    return rc == MK_OK ? JNI_TRUE : JNI_FALSE;")
         elif r.kind == "out" and self.view:
             self.w("    return mqj_view(env, obj, %s);" % r.param.name)
@@ -496,9 +520,11 @@ def java_wrapped_method(plan, types, static, rt, out, name=None):
                 "        into.fill(%s);" % call, "        return into;"]
     elif view:
         out.append("        return view(%s);" % call)
+    elif held_callback(plan):
+        out.append("        %s[0] = %s;" % (call, held_callback(plan).param.name))
     else:
         out.append("        %s%s;" % ("" if rt == "void" else "return ", call))
-    nrt = "long" if made or view else rt
+    nrt = "long" if made or view else "Object[]" if held_callback(plan) else rt
     nstatic = "static " if static or handle_only(plan) else ""
     out += ["    }", "", "    private %snative %s%s %s(%s);" % (nstatic, generic(types), nrt,
                                                              native(name), ", ".join(nparams))]

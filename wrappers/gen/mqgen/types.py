@@ -293,7 +293,9 @@ TYPES = {t.name: t for t in [
                   # by the parameter's declared type), so the runtime runs
                   # it through MkObjectC.call with no JNI class lookup
                   lead=_java_lead("MkObjectC.noArg({n})", "{n}_na"),
-                  to='({n}_cb = mqj_cb_new(env, {n}, {n}_na, MQJ_SCOPE_{scope}, "{fn}"))',
+                  # (java.py's held_callback: the Java method stores the
+                  # callable into the holder the native returns)
+                  to='({n}_cb = mqj_cb_take(env, {n}, {n}_na, MQJ_SCOPE_{scope}, "{fn}"))',
                   free="mqj_cb_free({n}_cb);")),
 ]}
 

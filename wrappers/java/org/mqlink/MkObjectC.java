@@ -174,20 +174,22 @@ public abstract class MkObjectC implements AutoCloseable {
     }
 
     /**
-     * A service or callback as the JNI library runs it (mqj_cb_call): true
-     * once it has returned, so the library needs no JNI ExceptionCheck per
-     * call; when it throws, the JNI call returns false with the exception
-     * pending.  See callback.c for what it saves.
+     * A service or callback as the JNI library runs it (mqj_cb_call): the
+     * callable fn[0] (the library holds each object in such a holder, see
+     * its refs.c); true once it has returned, so the library needs no JNI
+     * ExceptionCheck per call; when it throws, the JNI call returns false
+     * with the exception pending.  See callback.c for what it saves.
      */
-    static boolean call(MqServiceNoArgIF fn) throws Exception {
-        fn.Call();
+    static boolean call(Object[] fn) throws Exception {
+        ((MqServiceNoArgIF) fn[0]).Call();
         return true;
     }
 
-    /** The same for a callable that takes its context. */
+    /** The same for a callable that takes its context, ctx[0]. */
     @SuppressWarnings({"unchecked", "rawtypes"})
-    static boolean call(MqServiceIF fn, MqContextC ctx) throws Exception {
-        fn.Call(ctx); // a ctx of another class than the callable's T: ClassCastException
+    static boolean call(Object[] fn, Object[] ctx) throws Exception {
+        // a context of another class than the callable's T: ClassCastException
+        ((MqServiceIF) fn[0]).Call((MqContextC) ctx[0]);
         return true;
     }
 
