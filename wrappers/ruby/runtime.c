@@ -112,24 +112,20 @@ mqrb_plain_delete(VALUE self, const rb_data_type_t *type, void (*del)(void *))
 void *
 mqrb_deleted_ptr(VALUE self, const char *fn)
 {
-    if (rb_typeddata_is_kind_of(self, &mqrb_MkBufferC_type) &&
-        ((uintptr_t)RTYPEDDATA_DATA(self) & MQRB_SRC_VIEW))
-        rb_exc_raise(rb_funcall(
-            mqrb_eMkExceptionC, rb_intern("new"), 2,
-            rb_sprintf("%s: the buffer from ReadBUFR or IndexGetR is no longer valid (it "
-                       "lasts until the next call on its stream or list); use ReadBUF or "
-                       "IndexGet for a copy to keep", fn),
-            INT2FIX(MK_ERR_ARGUMENT)));
-    if (rb_typeddata_is_kind_of(self, &mqrb_MkBufferC_type) &&
-        ((uintptr_t)RTYPEDDATA_DATA(self) & MQRB_VIEW))
-        rb_exc_raise(rb_funcall(
-            mqrb_eMkExceptionC, rb_intern("new"), 2,
-            rb_sprintf("%s: the buffer from ReadBUFR is no longer valid (it lasts until the "
-                       "next ReadBUFR, the end of the service or callback, or the next "
-                       "blocking call on its context); use ReadBUF for a copy to keep", fn),
-            INT2FIX(MK_ERR_ARGUMENT)));
-    rb_exc_raise(rb_funcall(mqrb_eMkExceptionC, rb_intern("new"), 2,
-                            rb_sprintf("%s: the object was deleted", fn),
+    uintptr_t tags = rb_typeddata_is_kind_of(self, &mqrb_MkBufferC_type)
+                         ? (uintptr_t)RTYPEDDATA_DATA(self) : 0;
+    VALUE text;
+    if (tags & MQRB_SRC_VIEW)
+        text = rb_sprintf("%s: the buffer from ReadBUFR or IndexGetR is no longer valid (it "
+                          "lasts until the next call on its stream or list); use ReadBUF or "
+                          "IndexGet for a copy to keep", fn);
+    else if (tags & MQRB_VIEW)
+        text = rb_sprintf("%s: the buffer from ReadBUFR is no longer valid (it lasts until the "
+                          "next ReadBUFR, the end of the service or callback, or the next "
+                          "blocking call on its context); use ReadBUF for a copy to keep", fn);
+    else
+        text = rb_sprintf("%s: the object was deleted", fn);
+    rb_exc_raise(rb_funcall(mqrb_eMkExceptionC, rb_intern("new"), 2, text,
                             INT2FIX(MK_ERR_ARGUMENT)));
     return NULL;
 }
