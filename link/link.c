@@ -2,6 +2,7 @@
  * the server end of a socket, child contexts, and server instances. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "link_int.h"
@@ -23,6 +24,20 @@ conn_note(mqi_conn *c, const char *text)
         mqi_log(c->parent, MK_LOG_WARN, "%s", text);
 }
 
+/* Whether a wait on fd polls (transport.h: wait_in_poll).  A socket given
+ * with --socket N (a pipe's server, an instance --spawn started) has no
+ * transport here when no --uds or --tcp came with it: its family says. */
+static int
+waits_in_poll(const MqContextC *ctx, int fd)
+{
+    const mqi_transport *tp = mqi_transport_get(ctx->cfg.tp);
+    int domain = 0;
+    socklen_t len = sizeof domain;
+    if (tp)
+        return tp->wait_in_poll;
+    return getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) == 0 && domain == AF_UNIX;
+}
+
 /* The connection of ctx on fd (closed when there is none). */
 static mqi_conn *
 conn_create(MqContextC *ctx, int fd, int is_server)
@@ -33,8 +48,7 @@ conn_create(MqContextC *ctx, int fd, int is_server)
         MkErrorSet(ctx->err, MK_ERR_MEMORY, "LinkCreate: out of memory");
         return NULL;
     }
-    const mqi_transport *tp = mqi_transport_get(ctx->cfg.tp);
-    if (!(tp && tp->wait_in_poll))
+    if (!waits_in_poll(ctx, fd))
         c->rcvtimeo_ms = mqi_rcvtimeo_set(fd, &ctx->cfg, is_server);
     c->note = conn_note;
     c->trace = mqi_trace_level(ctx);
