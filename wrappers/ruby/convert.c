@@ -9,7 +9,6 @@
 #include "runtime.h"
 
 static rb_encoding *utf8;
-static int utf8_index;
 int mqrb_utf8_index, mqrb_ascii_index;
 static void listener(mqrb_argv *a, const char *fn);
 static VALUE argv0; /* $PROGRAM_NAME as the C argv[0], frozen */
@@ -18,7 +17,7 @@ void
 mqrb_convert_init(void)
 {
     utf8 = rb_utf8_encoding();
-    utf8_index = mqrb_utf8_index = rb_utf8_encindex();
+    mqrb_utf8_index = rb_utf8_encindex();
     mqrb_ascii_index = rb_usascii_encindex();
 }
 
@@ -96,7 +95,7 @@ mqrb_to_STR(VALUE v, volatile VALUE *keep, const char *fn)
         not_string(v, fn);
     /* UTF-8 (a literal in a UTF-8 source) is read off the flags, without
      * rb_enc_get's calls */
-    if (RB_ENCODING_GET_INLINED(v) != utf8_index) {
+    if (RB_ENCODING_GET_INLINED(v) != mqrb_utf8_index) {
         e = rb_enc_get(v);
         if (e != utf8 && !(rb_enc_asciicompat(e) && rb_enc_str_asciionly_p(v)))
             v = rb_str_export_to_enc(v, utf8); /* raises when it cannot */

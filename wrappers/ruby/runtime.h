@@ -132,6 +132,8 @@ typedef struct {
     VALUE view;
 } mqrb_view_slot;
 enum { MQRB_SRC_VIEWS = 32 };
+/* An ended view: no object, and the tag that names the view in errors. */
+#define MQRB_SRC_ENDED ((void *)(uintptr_t)MQRB_SRC_VIEW)
 extern mqrb_view_slot mqrb_src_views[MQRB_SRC_VIEWS];
 static inline mqrb_view_slot *
 mqrb_src_slot(void *src)
@@ -153,7 +155,7 @@ mqrb_src_end(void *src)
 {
     mqrb_view_slot *s = mqrb_src_slot(src);
     if (s->src == src)
-        RTYPEDDATA_DATA(s->view) = (void *)(uintptr_t)MQRB_SRC_VIEW;
+        RTYPEDDATA_DATA(s->view) = MQRB_SRC_ENDED;
 }
 void mqrb_src_forget(void *src);
 void mqrb_src_views_mark(void);

@@ -21,16 +21,13 @@
 
 mqrb_view_slot mqrb_src_views[MQRB_SRC_VIEWS];
 
-/* The ended state: no object, and the tag that names the view in errors. */
-#define ENDED ((void *)(uintptr_t)MQRB_SRC_VIEW)
-
 VALUE
 mqrb_src_view_new(void *src, MkBufferC *buf)
 {
     mqrb_view_slot *s = mqrb_src_slot(src);
-    VALUE view = TypedData_Wrap_Struct(mqrb_cMkBufferC, &mqrb_MkBufferC_type, ENDED);
+    VALUE view = TypedData_Wrap_Struct(mqrb_cMkBufferC, &mqrb_MkBufferC_type, MQRB_SRC_ENDED);
     if (s->view && s->src != src)
-        RTYPEDDATA_DATA(s->view) = ENDED; /* another source's: its view ends */
+        RTYPEDDATA_DATA(s->view) = MQRB_SRC_ENDED; /* another source's: its view ends */
     s->src = src;
     s->view = view;
     RTYPEDDATA_DATA(view) = (void *)((uintptr_t)buf | MQRB_SRC_VIEW);
@@ -44,7 +41,7 @@ mqrb_src_forget(void *src)
     if (s->src != src)
         return;
     if (s->view)
-        RTYPEDDATA_DATA(s->view) = ENDED;
+        RTYPEDDATA_DATA(s->view) = MQRB_SRC_ENDED;
     s->src = NULL;
     s->view = 0; /* a later object at this address gets a view of its own */
 }
