@@ -486,6 +486,23 @@ mqi_conn_nap(MK_I64 until)
         wait_fd(-1, 0, ms); /* a negative fd: poll only sleeps */
 }
 
+/* A server whose client has closed (a write failed with EPIPE or a reset,
+ * or the socket hung up while we waited for room) still has what the
+ * client sent before it went to read: one-way calls it meant to be served.
+ * Its answers go nowhere now, so they are dropped, and the loop reads on to
+ * the end of file.  A client's writes are calls: failing is its answer. */
+static int
+peer_deaf(mqi_conn *c, const char *why)
+{
+    if (!c->is_server)
+        return 0;
+    if (!c->deaf_peer)
+        note(c, "the client has gone (%s): serving what it sent before, answers dropped", why);
+    c->deaf_peer = 1;
+    c->wbuf.off = c->wbuf.len = 0;
+    return 1;
+}
+
 MkErrorE
 mqi_conn_flush_within(mqi_conn *c, MK_I64 timeout_ms)
 {
@@ -498,6 +515,10 @@ mqi_conn_flush_within(mqi_conn *c, MK_I64 timeout_ms)
      * persistent calls and answers in this buffer (group commit). */
     if (c->before_flush && c->before_flush(c) != MK_OK)
         return MK_ERROR;
+    if (c->deaf_peer) {
+        b->off = b->len = 0;
+        return MK_OK;
+    }
     if (c->tune_later && c->up) {
         c->tune_later(c->fd);
         c->tune_later = NULL;
@@ -513,6 +534,8 @@ mqi_conn_flush_within(mqi_conn *c, MK_I64 timeout_ms)
             continue;
         if (n < 0 && errno == MQI_IO_FAILED)
             return MK_ERROR;
+        if (n < 0 && (errno == EPIPE || errno == ECONNRESET) && peer_deaf(c, strerror(errno)))
+            return MK_OK;
         if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
             mqi_conn_fail(c, MQ_ERR_LINK, "write failed: %s", strerror(errno));
             return MK_ERROR;
@@ -545,6 +568,9 @@ mqi_conn_flush_within(mqi_conn *c, MK_I64 timeout_ms)
         if (ev >= 0 && ((ev & POLLIN) || c->rbuf_full == MQI_RBUF_ALL) &&
             mqi_conn_fill(c) == MK_ERROR)
             return MK_ERROR;
+        if (ev > 0 && (ev & (POLLERR | POLLHUP)) && !(ev & POLLOUT) &&
+            peer_deaf(c, "hung up while we waited to write"))
+            return MK_OK;
         if (ev > 0 && (ev & (POLLERR | POLLNVAL)) && !(ev & POLLOUT)) {
             mqi_conn_fail(c, MQ_ERR_LINK, "connection broken while writing");
             return MK_ERROR;

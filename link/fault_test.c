@@ -533,6 +533,48 @@ huge_child_ids(void)
     dump_log_on_failure();
 }
 
+/* A client that sends one-way calls and goes has them all served, even
+ * when an earlier one fails after it went: writing that error back fails
+ * (the peer has closed), and what the peer sent before closing is still
+ * to be read.  The server is held in SLEP while the client sends the rest
+ * and closes.  (The link ended at the failed write: 0 of 5 COUN calls.) */
+static void
+oneway_after_client_gone(void)
+{
+    static const unsigned char ms[] = {MK_TYPE_I32, 0xF4, 0x01, 0, 0}; /* 500 */
+    unsigned char coun[] = {MK_TYPE_I32, 0, 0, 0, 0};
+    const char *want = "instance ended after 5 COUN calls, sum 15";
+    setenv("MQT_COUNT_LOG", "1", 1);
+    int up = start_server();
+    unsetenv("MQT_COUNT_LOG");
+    if (up != 0)
+        return;
+    log_mark();
+    int fd = raw_connect();
+    if (fd < 0)
+        return;
+    MQT_CHECK(send_frame(fd, K_ONEWAY, "SLEP", 0, 0, 0, 1, ms, sizeof ms));
+    MQT_CHECK(send_frame(fd, K_ONEWAY, "FAIL", 0, 0, 0, 0, NULL, 0));
+    usleep(150 * 1000); /* the server has read these two and sleeps */
+    for (int i = 1; i <= 5; i++) {
+        coun[1] = (unsigned char)i;
+        MQT_CHECK(send_frame(fd, K_ONEWAY, "COUN", 0, 0, 0, 1, coun, sizeof coun));
+    }
+    close(fd);
+    int seen = 0;
+    for (int i = 0; i < 3000 && !seen; i++) { /* 30 s: a loaded machine */
+        seen = lt_file_mentions_from(logfile, log_from, want);
+        if (!seen && !lt_file_mentions_from(logfile, log_from, "COUN calls"))
+            usleep(10000);
+        else if (!seen)
+            break;
+    }
+    MQT_CHECK_MSG(seen, "the server did not log \"%s\"", want);
+    MQT_CHECK(lt_file_mentions_from(logfile, log_from, "the client has gone"));
+    check_serves();
+    dump_log_on_failure();
+}
+
 /* --max-children bounds the server instances one link may hold. */
 static void
 child_limit(void)
@@ -662,6 +704,7 @@ error_without_reason(void)
 
 static const mqt_case cases[] = {
     {"a deleted child, then a frame whose read fails", deleted_child_then_failed_read},
+    {"one-way calls of a client that has gone are served", oneway_after_client_gone},
     {"huge child ids allocate nothing", huge_child_ids},
     {"--max-children bounds the children of a link", child_limit},
     {"an error answer without a reason", error_without_reason},

@@ -8,6 +8,9 @@
  *   GETC  answer the counter as I64 and the number of COUN calls as I32
  *   NAME  answer the instance's address as I64 (tells instances apart)
  *   PERS  persistent-call target: answer the I64 it carries
+ * With MQT_COUNT_LOG set in its environment, each instance says as it ends
+ * how many COUN calls it served (stderr): what a test sees of the one-way
+ * calls of a client that has gone.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -119,6 +122,10 @@ pers(MqContextC *ctx, void *data)
 static void
 drop_counter(MqContextC *ctx, void *data)
 {
+    counter *c = data;
+    if (getenv("MQT_COUNT_LOG"))
+        fprintf(stderr, "testserver: instance ended after %d COUN calls, sum %lld\n", (int)c->calls,
+                (long long)c->sum);
     free(data);
 }
 
