@@ -156,9 +156,13 @@ def stop_thread_server(srv):
 
 def test_thread_server():
     """Clients in parallel threads against a --thread server: each gets its
-    own answers, all instances run in the server process, in threads."""
+    own answers, all instances run in the server process, in threads.  The
+    four links are all open and answered once before any goes on, so their
+    instances are alive together (one client done before the next began
+    could be served by one pool thread after another, on a loaded machine)."""
     srv, sock = start_thread_server("thread.sock")
     results, errors = [], []
+    together = threading.Barrier(4, timeout=60)
 
     def run(n):
         c = MqContextC()
@@ -166,6 +170,8 @@ def test_thread_server():
             c.ConfigSetTimeout(20000)  # a hung server fails the test, not the run
             c.LinkCreate(["client", "--uds", "--file", sock])
             for i in range(200):
+                if i == 1:
+                    together.wait()
                 c.SendSTART()
                 c.SendI32(n * 1000 + i)
                 c.SendEND_AND_WAIT("ECHO")
