@@ -191,7 +191,7 @@ test "LinkCreate that starts with a postponed job pending links" do
   c = MqContextC.new
   Mqlink.__send__(:postponed_job_then, c, :LinkCreate, BOUNDED)
   c.SendSTART(); c.SendSTR("I8"); c.SendI8(5)
-  c.SendEND_AND_WAIT("ECHO", 10)
+  c.SendEND_AND_WAIT("ECHO") # the link's --timeout 10 (s) bounds it
   check c.ReadI8 == 5
   c.Delete
 end
