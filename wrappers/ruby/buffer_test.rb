@@ -249,6 +249,31 @@ test "CreateTLS gives a thread the same object on every call, allocating nothing
   check n < 10, "#{n} objects for 100 calls"
 end
 
+# The runtime remembers the objects of a thread's last few names (runtime.c:
+# mqrb_plain_tls); which object a call empties shows which one it found.
+test "CreateTLS finds each name's own object: more names than remembered, any encoding, per class" do
+  names = (1..9).map { |i| "name-#{i}" } + ["n" * 40]
+  streams = names.map { |n| MkBufferStreamC.CreateTLS(n).tap { |s| s.WriteI32(1) } }
+  lists = names.map { |n| MkBufferListC.CreateTLS(n).tap { |l| l.AppendI32(1) } }
+  emptied = lambda do
+    e = [streams.each_index.select { |j| streams[j].Count == 0 },
+         lists.each_index.select { |j| lists[j].Size == 0 }]
+    streams.each { |s| s.WriteI32(1) if s.Count == 0 }
+    lists.each { |l| l.AppendI32(1) if l.Size == 0 }
+    e
+  end
+  [->(n) { n }, ->(n) { n.b }, ->(n) { n.encode("UTF-16LE") }].each do |form|
+    names.each_with_index do |n, i|
+      MkBufferStreamC.CreateTLS(form.(n))
+      check emptied.() == [[i], []], "stream #{n} (#{form.(n).encoding})"
+      MkBufferListC.CreateTLS(form.(n))
+      check emptied.() == [[], [i]], "list #{n} (#{form.(n).encoding})"
+    end
+  end
+  raises(ArgumentError, /NUL/) { MkBufferStreamC.CreateTLS("name-1\0") }
+  raises(TypeError) { MkBufferStreamC.CreateTLS(:"name-1") }
+end
+
 test "copies' C buffers are recycled, each with its own new value; large ones are freed" do
   pooled = -> { Mqlink.__send__(:buffers_pooled) }
   s = MkBufferStreamC.new

@@ -10,6 +10,8 @@
  * stale wrapper raises instead of touching freed memory.  What the library
  * holds (callbacks, the server instances it made) is on one list that the
  * module marks, so the GC neither frees nor moves it. */
+#include <string.h>
+
 #include "runtime.h"
 
 VALUE mqrb_mMqlink;
@@ -98,6 +100,72 @@ mqrb_plain_wrap_tls(VALUE klass, const rb_data_type_t *type, void *obj)
     tls_wrappers[i].obj = obj;
     tls_wrappers[i].wrapper = w;
     return w;
+}
+
+/* The objects of a thread's last CreateTLS names, by class and name (the
+ * UTF-8 bytes that create was given).  An object stays valid as long as its
+ * memo: the kernel keeps a thread's objects until the thread ends, and the
+ * memo ends with it (a new thread, or the child of a fork, starts with the
+ * memo and the registry of its own thread).  Only a UTF-8 String is looked
+ * up: its bytes are what mqrb_to_STR would pass; a name with a NUL never
+ * matches, as no memo holds one. */
+enum { TLS_MEMOS = 4, TLS_NAME_MAX = 31 };
+typedef struct {
+    const rb_data_type_t *type;
+    void *obj;
+    long len;
+    char name[TLS_NAME_MAX + 1];
+} tls_memo;
+static __thread tls_memo tls_memos[TLS_MEMOS];
+static __thread unsigned tls_memo_next;
+
+static void *
+tls_memo_find(const rb_data_type_t *type, VALUE name)
+{
+    long len;
+    const char *s;
+
+    if (!RB_TYPE_P(name, T_STRING) || RB_ENCODING_GET_INLINED(name) != mqrb_utf8_index ||
+        (len = RSTRING_LEN(name)) > TLS_NAME_MAX)
+        return NULL;
+    s = RSTRING_PTR(name);
+    for (tls_memo *m = tls_memos; m < tls_memos + TLS_MEMOS; m++)
+        if (m->type == type && m->len == len && memcmp(m->name, s, (size_t)len) == 0)
+            return m->obj;
+    return NULL;
+}
+
+static void
+tls_memo_add(const rb_data_type_t *type, const char *name, void *obj)
+{
+    size_t len = strlen(name);
+    tls_memo *m = &tls_memos[tls_memo_next++ % TLS_MEMOS];
+
+    if (len > TLS_NAME_MAX)
+        return;
+    m->type = type;
+    m->obj = obj;
+    m->len = (long)len;
+    memcpy(m->name, name, len);
+}
+
+VALUE
+mqrb_plain_tls(VALUE klass, const rb_data_type_t *type, VALUE name,
+               void *(*create)(const char *), void (*reset)(void *), const char *fn)
+{
+    void *obj = tls_memo_find(type, name);
+    volatile VALUE keep;
+    const char *s;
+
+    if (obj) {
+        reset(obj);
+        return mqrb_plain_wrap_tls(klass, type, obj);
+    }
+    s = mqrb_to_STR(name, &keep, fn);
+    if ((obj = create(s)))
+        tls_memo_add(type, s, obj);
+    RB_GC_GUARD(keep);
+    return mqrb_plain_wrap_tls(klass, type, obj);
 }
 
 void

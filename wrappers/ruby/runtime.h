@@ -70,6 +70,14 @@ VALUE mqrb_plain_wrap(VALUE klass, const rb_data_type_t *type, void *obj, int ow
  * every call of that thread: the wrapper made for it before, when it is
  * still known, so a hot loop allocates nothing (NULL raises). */
 VALUE mqrb_plain_wrap_tls(VALUE klass, const rb_data_type_t *type, void *obj);
+/* CreateTLS(name) of a plain class: the wrapper (mqrb_plain_wrap_tls) of
+ * the calling thread's object called name, emptied by reset.  create (the
+ * kernel's CreateTLS) is called for a name the thread has not used lately;
+ * the thread remembers the objects of its last names, so a hot loop's
+ * CreateTLS neither converts the name nor searches the kernel's registry
+ * (runtime.c). */
+VALUE mqrb_plain_tls(VALUE klass, const rb_data_type_t *type, VALUE name,
+                     void *(*create)(const char *), void (*reset)(void *), const char *fn);
 /* The C object of self; raises MkExceptionC when it was deleted. */
 static inline void *
 mqrb_plain_get(VALUE self, const rb_data_type_t *type, const char *fn)

@@ -96,6 +96,23 @@ test "a trap that raises ends a wait made holding the GVL" do
   c.Delete
 end
 
+# A signal that came before such a wait (here between the kill and the
+# call, where no Ruby code runs its trap) is served first: the wait is not
+# made, so nothing sleeps until a timer's signal interrupts it.
+test "a trap already waiting when a wait starts is served before the wait" do
+  c = MqContextC.new
+  c.LinkCreate(SERVER)
+  check Thread.list.size == 1, "threads left by an earlier test: #{Thread.list.inspect}"
+  old = trap("USR1") { raise IOError, "usr1" }
+  kept = Mqlink.__send__(:gvl_kept)
+  raises(IOError, /usr1/) do
+    Mqlink.__send__(:signal_then, Signal.list["USR1"], c, :ProcessEvent, MQ_WAIT_ONCE, 5000)
+  end
+  check Mqlink.__send__(:gvl_kept) == kept, "the wait was made with the trap waiting"
+  trap("USR1", old)
+  c.Delete
+end
+
 test "Thread#kill ends a wait at once and the context still works" do
   c = MqContextC.new
   c.LinkCreate(SERVER)
@@ -191,7 +208,7 @@ test "LinkCreate that starts with a postponed job pending links" do
   c = MqContextC.new
   Mqlink.__send__(:postponed_job_then, c, :LinkCreate, BOUNDED)
   c.SendSTART(); c.SendSTR("I8"); c.SendI8(5)
-  c.SendEND_AND_WAIT("ECHO", 10)
+  c.SendEND_AND_WAIT("ECHO") # the link's --timeout 10 (s) bounds it
   check c.ReadI8 == 5
   c.Delete
 end

@@ -91,6 +91,21 @@ def raise_stmt(plan):
     return "mqrb_raise_ctx(obj);" if plan.error == "context" else "mqrb_raise_kernel();"
 
 
+def tls_reset(plan):
+    """The C function that empties the object of a tls ctor (CreateTLS):
+    its class's Reset.  The runtime then finds the thread's object itself
+    on later calls with the same name (mqrb_plain_tls) and empties it
+    without the kernel's registry; a class without a Reset keeps the plain
+    call."""
+    if not (plan.kind == "ctor" and plan.cls.plain and plan.result.kind == "object"
+            and not plan.result.owned and len(plan.inputs) == 1
+            and plan.inputs[0].param.type == "STR"):
+        return None
+    resets = [f.cfunc for f in plan.cls.funcs
+              if f.name == "Reset" and f.kind == "method" and f.cfunc]
+    return resets[0] if resets else None
+
+
 class FuncGlue:
     def __init__(self, plan, out, view=False):
         self.plan, self.w, self.view = plan, out.append, view
@@ -111,6 +126,9 @@ class FuncGlue:
         self.w("static VALUE")
         self.w("%s(%s)" % (cname(p, VIEW if self.view else ""), self.signature()))
         self.w("{")
+        if not self.var and tls_reset(p):
+            self.tls_ctor()
+            return
         self.declare_locals()
         if ends_views(p):
             self.w("    mqrb_view_end(self);")
@@ -118,6 +136,15 @@ class FuncGlue:
             self.w("    mqrb_src_end(obj); /* its view lasts until the next call */")
         self.convert()
         self.call_and_return()
+        self.w("}")
+        self.w("")
+
+    def tls_ctor(self):
+        p = self.plan
+        self.w("    return mqrb_plain_tls(self, &mqrb_%s_type, %s,"
+               % (p.cls.name, self.arg(p.inputs[0])))
+        self.w("                          (void *(*)(const char *))%s," % p.cfunc)
+        self.w('                          (void (*)(void *))%s, "%s");' % (tls_reset(p), p.name))
         self.w("}")
         self.w("")
 
