@@ -235,6 +235,36 @@ public class BindingTest {
             s.Delete();
             expect(a.GetI32() == 7, "the copy outlives the stream");
         });
+        check("a stream's ReadBUFR and a list's IndexGetR: one reused view each, until the next call on it", () -> {
+            MkBufferStreamC s = new MkBufferStreamC(), t = new MkBufferStreamC();
+            s.WriteSTR("one"); s.WriteI32(2);
+            s.PosToStart();
+            MkBufferC v = s.ReadBUFR();
+            expect(v.IsValid() && v.GetSTR().equals("one"), "a live view");
+            t.WriteBUF(v);   // passed on at once: no copy
+            expect(s.ReadBUFR() == v && v.GetI32() == 2, "the same view shows the next item");
+            s.WriteI32(3);   // any call on the stream ends it
+            expect(!v.IsValid(), "ended by the next call");
+            MkExceptionC e = raises(() -> v.GetI32());
+            expect(e.getText().contains("no longer valid"), e.getText());
+            e = raises(() -> t.WriteBUF(v));
+            expect(e.getText().contains("no longer valid"), e.getText());
+            t.PosToStart();
+            expect(t.ReadSTR().equals("one") && !t.ReadItemExists(), "the view's value was written");
+            MkBufferListC l = new MkBufferListC();
+            l.AppendSTR("a"); l.AppendI64(Long.MIN_VALUE);
+            MkBufferC w = l.IndexGetR(1);
+            expect(w.GetI64() == Long.MIN_VALUE && l.IndexGetR(0) == w && w.GetSTR().equals("a"), "list view");
+            raises(() -> l.IndexGetR(2));
+            l.Size();
+            raises(() -> w.GetSTR());
+            MkBufferC x = l.IndexGetR(0);
+            l.Delete();
+            expect(!x.IsValid(), "a deleted list's view is not valid");
+            raises(() -> x.GetSTR());
+            s.Delete();
+            t.Delete();
+        });
         check("ReadBUF copies of every type pass on unchanged and answer every method", () -> {
             MkBufferStreamC s = new MkBufferStreamC(), t = new MkBufferStreamC();
             byte[] bin = {0, (byte) 0xff, 7};

@@ -35,9 +35,14 @@ public abstract class MkObjectC implements AutoCloseable {
      * not owned.  Its hdl names the context's view slot in the JNI library
      * (mqj_resolve), which shows each borrowed read's buffer and nothing
      * once the read ends (its methods throw then): neither costs a JNI call.
-     * hdl becomes 0 when the context is deleted.
+     * hdl becomes 0 when the context is deleted.  A stream's or a list's
+     * view (ReadBUFR, IndexGetR: srcView) is the same kind of MkBufferC whose
+     * hdl is the borrowed C buffer itself, 0 from the next call on the
+     * stream or list (srcEnd) and from its deletion; src keeps the stream
+     * or list (and so the buffer) alive while the view is.
      */
     private MkBufferC view;
+    MkObjectC src;
 
     /** A context: the JNI library sets hdl and its destroy callback clears it. */
     MkObjectC() {
@@ -60,6 +65,7 @@ public abstract class MkObjectC implements AutoCloseable {
 
     /** Free the C object now; idempotent, and later calls throw MkExceptionC. */
     public void Delete() {
+        srcEnd();
         hdl = 0;
         dtype = 0;
         dref = null;
@@ -147,6 +153,26 @@ public abstract class MkObjectC implements AutoCloseable {
         }
         v.hdl = p;
         return v;
+    }
+
+    /** A stream's or a list's view form's result: its view, showing p (a borrowed MkBufferC). */
+    final MkBufferC srcView(long p) {
+        MkBufferC v = view;
+        if (v == null) {
+            v = new MkBufferC(0, false);
+            v.dtype = -1; // a view: its errors say it is no longer valid
+            v.src = this;
+            view = v;
+        }
+        v.hdl = p;
+        return v;
+    }
+
+    /** The start of every method of a stream or a list with views: its view ends. */
+    final void srcEnd() {
+        MkBufferC v = view;
+        if (v != null)
+            v.hdl = 0;
     }
 
     /**
