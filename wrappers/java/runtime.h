@@ -193,7 +193,9 @@ jbyteArray mqj_from_BIN(JNIEnv *env, const void *data, size_t size);
 /* The C objects of an MkBufferC and an MqContextC argument.  A buffer that
  * holds its value on the Java side (a ReadBUF copy) comes as that value
  * alone, o null (types.py's BUF: dtype > 0, dval its bits, ref its bytes),
- * and is lent through the thread's scratch buffer, valid for the call. */
+ * and is lent through the thread's scratch buffer, valid for the call; any
+ * other comes with its handle in dval (MkObjectC.bits: no JNI GetLongField,
+ * 14 per BUS message), o serving its error alone. */
 int mqj_buf_value(JNIEnv *env, jint dtype, jlong dval, jbyteArray ref, MkBufferC **b,
                   const char *fn);
 /* Give such a buffer its C object (owned by the Java object) for a method
@@ -206,7 +208,7 @@ mqj_to_BUF(JNIEnv *env, jobject o, jint dtype, jlong dval, jbyteArray ref, MkBuf
     void *p;
     if (dtype > 0)
         return mqj_buf_value(env, dtype, dval, ref, b, fn);
-    if ((p = o ? mqj_resolve((*env)->GetLongField(env, o, mqj.hdl)) : NULL)) {
+    if ((p = mqj_resolve(dval))) {
         *b = p;
         return 1;
     }

@@ -127,9 +127,13 @@ public abstract class MkObjectC implements AutoCloseable {
         return o == null ? 0 : o.dtype;
     }
 
-    /** The bits of a value a buffer holds in Java (dval: a STR's or BIN's length). */
+    /**
+     * The bits of a value a buffer holds in Java (dval: a STR's or BIN's
+     * length), or else its handle (hdl: a C buffer or a view), so that the
+     * JNI library reads no field of it.
+     */
     static long bits(MkObjectC o) {
-        return o == null ? 0 : o.dval;
+        return o == null ? 0 : o.dtype > 0 ? o.dval : o.hdl;
     }
 
     /** A context argument's C object (hdl; 0 for null), passed to the natives that take it. */
