@@ -354,6 +354,26 @@ public class BindingTest {
                 f.delete();
             }
         });
+        check("a Java thread's recycled holders are deleted after it ends, not kept", () -> {
+            java.lang.reflect.Method held = Class.forName("org.mqlink.MkObjectC").getDeclaredMethod("heldCount");
+            held.setAccessible(true);
+            new MqContextC().Delete();   // this thread's pool has a holder to reuse
+            int before = (int) held.invoke(null);
+            for (int i = 0; i < 20; i++) {   // each thread's first context takes a new holder
+                Thread t = new Thread(() -> new MqContextC().Delete());
+                t.start();
+                t.join();
+            }
+            // a thread with an env deletes what the ended ones left; a thread's end
+            // (its pool's key destructor) may come a little after its join
+            int after;
+            long end = System.nanoTime() + 30_000_000_000L;
+            do {
+                new MqContextC().Delete();
+                after = (int) held.invoke(null);
+            } while (after != before && System.nanoTime() < end && sleep(10));
+            expect(after == before, "holders alive: " + before + " before, " + after + " after");
+        });
         check("a deleted object throws instead of touching freed memory", () -> {
             MkBufferC b = new MkBufferC();
             b.Delete();
@@ -639,6 +659,11 @@ public class BindingTest {
             ws.add(new WeakReference<>(fn));
         }
         return ws;
+    }
+
+    static boolean sleep(long ms) throws InterruptedException {
+        Thread.sleep(ms);
+        return true;
     }
 
     static boolean collected(WeakReference<?> w) throws InterruptedException {

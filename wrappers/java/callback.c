@@ -84,6 +84,8 @@ ctx_destroyed(MqContextC *ctx, void *data)
             (*env)->SetLongField(env, c->view, mqj.hdl, 0);
             (*env)->DeleteGlobalRef(env, c->view);
         }
+    } else {
+        c->stale = 1; /* for the thread that deletes it (refs.c) */
     }
     mqj_let_go(env, c);
 }

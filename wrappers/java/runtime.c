@@ -148,6 +148,7 @@ cache(JNIEnv *env)
         {"viewShows", "(J)Z", (void *)mqj_view_shows},
         {"take", "([B)V", (void *)mqj_take},
         {"takeBits", "()J", (void *)mqj_take_bits},
+        {"heldCount", "()I", (void *)mqj_held_count},
     };
 
     if (!obj || !(mqj.hdl = (*env)->GetFieldID(env, obj, "hdl", "J")) ||

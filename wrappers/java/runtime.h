@@ -98,17 +98,20 @@ typedef struct mqj_held {
     MkBufferC *shown;      /* the buffer the view shows, NULL when its read ended */
     int noarg;             /* a callable's form (MkObjectC.noArg): 1 runs Call(), 0 Call(ctx) */
     int scope;             /* a callable's MQJ_SCOPE_* */
+    int stale;             /* a context's, let go without an env: its object's hdl still names it */
 } mqj_held;
 typedef mqj_held mqj_ctx; /* a context's user data, let go by the destroy callback */
 
 /* refs.c: o held (o NULL: an empty holder; NULL, maybe with an exception,
  * when out of memory; every other field 0); the object again as a new local reference; let go (the
- * holder emptied, for the next object); the calling thread's empty ones
- * freed as it ends. */
+ * holder emptied, for the next object; env NULL: deleted later by a thread
+ * that has one); the calling thread's empty ones freed as it ends; the
+ * number of holders alive (MkObjectC.heldCount, for the binding's tests). */
 mqj_held *mqj_hold(JNIEnv *env, jobject o);
 jobject mqj_held_object(JNIEnv *env, mqj_held *r);
 void mqj_let_go(JNIEnv *env, mqj_held *r);
 void mqj_hold_pool_free(void);
+jint JNICALL mqj_held_count(JNIEnv *env, jclass cls);
 
 /* The C object a handle names: a ReadBUFR view's handle is its context's
  * mqj_ctx with the low bit set (mqj_view), naming the buffer it shows or

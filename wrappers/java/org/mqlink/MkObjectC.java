@@ -278,6 +278,9 @@ public abstract class MkObjectC implements AutoCloseable {
     /** The 64-bit value that fill's native just read. */
     private static native long takeBits();
 
+    /** The number of holders the JNI library keeps (its refs.c), for the binding's tests. */
+    static native int heldCount();
+
     /**
      * A class's thread-owned objects (CreateTLS), per thread and name: the
      * C object is the thread's for that name, so its wrapper is kept rather
