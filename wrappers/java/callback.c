@@ -313,13 +313,15 @@ factory(MqContextC *tmpl, void *data)
 {
     factory_data *f = data;
     JNIEnv *env = mqj_env();
+    jvalue a[1];
     MqContextC *ctx;
 
     if (!env) {
         MqErrorSet(tmpl, MK_ERR_GENERIC, "cannot attach the thread to the JVM");
         return NULL;
     }
-    ctx = (void *)(intptr_t)(*env)->CallStaticLongMethod(env, mqj.obj, mqj.new_server, f->cls);
+    a[0].l = f->cls; /* an array, as mqj_cb_call passes its arguments */
+    ctx = (void *)(intptr_t)(*env)->CallStaticLongMethodA(env, mqj.obj, mqj.new_server, a);
     if (ctx)
         return ctx;
     if ((*env)->ExceptionCheck(env))
