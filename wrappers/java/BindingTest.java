@@ -265,6 +265,27 @@ public class BindingTest {
             s.Delete();
             t.Delete();
         });
+        check("MkBufferStreamC: ReadItemExists after ReadBUF/ReadBUFR sees a later write, PosToStart and Reset; deleted, it throws", () -> {
+            MkBufferStreamC s = new MkBufferStreamC();
+            s.WriteI32(1);
+            s.PosToStart();
+            expect(s.ReadBUF().GetI32() == 1 && !s.ReadItemExists(), "read to the end");
+            expect(!s.ReadItemExists(), "asked again");
+            s.WriteI32(2);
+            expect(s.ReadItemExists(), "a write after the last read adds an item");
+            expect(s.ReadBUFR().GetI32() == 2 && !s.ReadItemExists(), "the new item read");
+            s.PosToStart();
+            expect(s.ReadItemExists(), "PosToStart");
+            s.ReadBUFR();
+            expect(s.ReadItemExists(), "one item left");
+            s.Reset();
+            expect(!s.ReadItemExists(), "Reset");
+            s.WriteSTR("x");
+            s.PosToStart();
+            s.ReadBUF();
+            s.Delete();
+            raises(() -> s.ReadItemExists());
+        });
         check("ReadBUF copies of every type pass on unchanged and answer every method", () -> {
             MkBufferStreamC s = new MkBufferStreamC(), t = new MkBufferStreamC();
             byte[] bin = {0, (byte) 0xff, 7};

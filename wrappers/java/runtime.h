@@ -238,6 +238,17 @@ mqj_to_CTX(JNIEnv *env, jobject o, jlong h, MqContextC **c, const char *fn)
 jlong mqj_fill_BUF(JNIEnv *env, MkBufferC *buf);
 void JNICALL mqj_take(JNIEnv *env, jclass cls, jbyteArray dst);
 jlong JNICALL mqj_take_bits(JNIEnv *env, jclass cls);
+/* A stream read's result with whether an item is left to read after it
+ * (more: its ReadItemExists) in bit 62, for the Java side to answer
+ * ReadItemExists without a JNI call (MkObjectC.ahead, java.py's AHEAD).
+ * Only a result above 0 carries it: 0 goes with an exception,
+ * MQJ_FILL_ADOPT is all bits. */
+#define MQJ_MORE ((jlong)1 << 62) /* MkObjectC.MORE */
+static inline jlong
+mqj_ahead(jlong r, MK_BOL more)
+{
+    return r > 0 && more ? r | MQJ_MORE : r;
+}
 /* ReadBUFR: the context's one reusable view (an MkBufferC of dtype
  * MQJ_VIEW, made by MkObjectC.view in Java): no allocation, no copy and no
  * JNI call per read.  mqj_view shows buf in it and returns its handle (the

@@ -204,6 +204,31 @@ def any_view(plan):
 # empties it with the class's Reset, so a call after the first converts no
 # name and makes no object (BUS/BFL: one JNI string call per message).
 # Without a Reset method, or with other inputs, the native is called.
+# A stream knows on the Java side whether an item is left to read
+# (ReadItemExists) after a read that reports it: its view and copy forms of
+# ReadBUF return it in bit 62 of their result (mqj_ahead: the class's
+# ReadItemExists in C), kept in MkObjectC.next until any other method of
+# the stream (each sets next = 0, as each ends its view), so
+# `while (bus.ReadItemExists())` costs no JNI call after such a read (8 per
+# BUS message).  Only for a class with views: its state changes through
+# its own methods alone, where a context's read changes with each service,
+# callback and blocking call.
+AHEAD = "ReadItemExists"
+
+
+def ahead_fn(k):
+    """The C function of a class's ReadItemExists; None for a class without
+    views or without one."""
+    if k is None or not k.plain or not has_src_views(k):
+        return None
+    return next((f.cfunc for f in k.funcs if f.name == AHEAD and f.kind == "method"), None)
+
+
+def reports_ahead(plan, view):
+    return (plan.on_object and ahead_fn(plan.cls) is not None and
+            (view or java_made(plan) == "fill"))
+
+
 def tls_reset(plan):
     k = plan.cls
     return (plan.kind == "ctor" and not plan.result.owned and len(plan.inputs) == 1 and
@@ -362,8 +387,14 @@ class FuncGlue:
             self.w("    return mqj_cb_holder(%s_cb);" % held_callback(p).param.name)
         elif r.kind == "continue":
             self.w("    return rc == MK_OK ? JNI_TRUE : JNI_FALSE;")
+        elif r.kind == "out" and self.view and reports_ahead(p, True):
+            self.w("    return mqj_ahead((jlong)(intptr_t)%s, %s(obj));"
+                   % (r.param.name, ahead_fn(p.cls)))
         elif r.kind == "out" and self.view and src_view(p):
             self.w("    return (jlong)(intptr_t)%s;" % r.param.name)
+        elif r.kind == "out" and reports_ahead(p, False):
+            self.w("    return mqj_ahead(%s, %s(obj));" % (jcol(r.type).value.format(
+                v=r.param.name, size=r.param.name + "_size"), ahead_fn(p.cls)))
         elif r.kind == "out" and self.view:
             self.w("    return mqj_view(env, obj, %s);" % r.param.name)
         elif r.kind == "out":
@@ -530,6 +561,12 @@ def java_wrapped_method(plan, types, static, rt, out, name=None):
     out.append("    public %s%s%s %s(%s) {" % (static, generic(types), rt, name, params))
     if plan.on_object and has_src_views(plan.cls):
         out.append("        srcEnd();")
+    if reports_ahead(plan, view):
+        call = "ahead(%s)" % call
+    elif plan.on_object and ahead_fn(plan.cls) and plan.name == AHEAD:
+        out += ["        if (next != 0 && hdl != 0)", "            return next > 0;"]
+    elif plan.on_object and ahead_fn(plan.cls):
+        out.append("        next = 0;")
     if made == "handle" and tls_reset(plan):
         out += ["        %s o = TLS.find(%s);" % (rt, plan.inputs[0].param.name),
                 "        if (o != null) {", "            o.Reset();", "            return o;",

@@ -43,6 +43,13 @@ public abstract class MkObjectC implements AutoCloseable {
      */
     private MkBufferC view;
     MkObjectC src;
+    /*
+     * What the last read of this stream said of the next item (java.py's
+     * AHEAD: ReadItemExists answers from it without a JNI call): 1 an item
+     * is left, -1 none, 0 unknown, as every other method of the stream
+     * makes it.
+     */
+    int next;
 
     /** A context: the JNI library sets hdl and its destroy callback clears it. */
     MkObjectC() {
@@ -120,6 +127,19 @@ public abstract class MkObjectC implements AutoCloseable {
         } else {
             dval = (int) r;
         }
+    }
+
+    /** ahead's flag in a read's result: an item is left after it (MQJ_MORE). */
+    static final long MORE = 1L << 62;
+
+    /** A read's result without its MORE flag, which goes to next (mqj_ahead). */
+    final long ahead(long r) {
+        if (r == FILL_ADOPT) {
+            next = 0;
+            return r;
+        }
+        next = (r & MORE) != 0 ? 1 : -1;
+        return r & ~MORE;
     }
 
     /** The type (plus one) of a value a buffer holds in Java (dtype; 0 or less: none). */
