@@ -157,8 +157,11 @@ mqj_held_object(JNIEnv *env, mqj_held *r)
     return (*env)->GetObjectArrayElement(env, r->h, 0);
 }
 
-void
-mqj_let_go(JNIEnv *env, mqj_held *r)
+/* mqj_let_go's rarer cases, out of line so that the common one (a holder
+ * back to a keyed pool with room) stays a leaf: without an env, orphans to
+ * delete, the thread's first holder, a full pool. */
+static void __attribute__((noinline))
+let_go_slow(JNIEnv *env, mqj_held *r)
 {
     if (!env) { /* a thread the JVM no longer knows: a thread with an env deletes it */
         orphan(r, r, 1);
@@ -174,6 +177,20 @@ mqj_let_go(JNIEnv *env, mqj_held *r)
     if (!pool.keyed) { /* the first time: the thread's end hands its pool over */
         pthread_once(&pool_key_once, pool_key_create);
         pool.keyed = pool_key_ok && pthread_setspecific(pool_key, &pool) == 0;
+    }
+    (*env)->SetObjectArrayElement(env, r->h, 0, NULL);
+    r->next = pool.head;
+    pool.head = r;
+    pool.n++;
+}
+
+void
+mqj_let_go(JNIEnv *env, mqj_held *r)
+{
+    if (__builtin_expect(!env || !pool.keyed || pool.n == POOL_MAX ||
+                             __atomic_load_n(&orphans_n, __ATOMIC_RELAXED), 0)) {
+        let_go_slow(env, r);
+        return;
     }
     (*env)->SetObjectArrayElement(env, r->h, 0, NULL);
     r->next = pool.head;
