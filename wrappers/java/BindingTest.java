@@ -375,26 +375,6 @@ public class BindingTest {
                 f.delete();
             }
         });
-        check("a Java thread's recycled holders are deleted after it ends, not kept", () -> {
-            java.lang.reflect.Method held = Class.forName("org.mqlink.MkObjectC").getDeclaredMethod("heldCount");
-            held.setAccessible(true);
-            new MqContextC().Delete();   // this thread's pool has a holder to reuse
-            int before = (int) held.invoke(null);
-            for (int i = 0; i < 20; i++) {   // each thread's first context takes a new holder
-                Thread t = new Thread(() -> new MqContextC().Delete());
-                t.start();
-                t.join();
-            }
-            // a thread with an env deletes what the ended ones left; a thread's end
-            // (its pool's key destructor) may come a little after its join
-            int after;
-            long end = System.nanoTime() + 30_000_000_000L;
-            do {
-                new MqContextC().Delete();
-                after = (int) held.invoke(null);
-            } while (after != before && System.nanoTime() < end && sleep(10));
-            expect(after == before, "holders alive: " + before + " before, " + after + " after");
-        });
         check("a deleted object throws instead of touching freed memory", () -> {
             MkBufferC b = new MkBufferC();
             b.Delete();
@@ -460,6 +440,57 @@ public class BindingTest {
             String inst = c.ReadSTR();
             expect(inst.startsWith("BindingTest$TestServer:") && inst.endsWith("mqlink-thread"), inst);
             expect(c.LinkGetParent() == c, "LinkGetParent");
+        });
+        check("a Java thread's recycled holders are deleted after it ends, not kept", () -> {
+            java.lang.reflect.Method held = Class.forName("org.mqlink.MkObjectC").getDeclaredMethod("heldCount");
+            held.setAccessible(true);
+            new MqContextC().Delete();   // this thread's pool has a holder to reuse
+            int before = (int) held.invoke(null);
+            for (int i = 0; i < 20; i++) {   // each thread's first context takes a new holder
+                Thread t = new Thread(() -> new MqContextC().Delete());
+                t.start();
+                t.join();
+            }
+            // a thread with an env deletes what the ended ones left; a thread's end
+            // (its pool's key destructor) may come a little after its join
+            int after;
+            long end = System.nanoTime() + 30_000_000_000L;
+            do {
+                new MqContextC().Delete();
+                after = (int) held.invoke(null);
+            } while (after != before && System.nanoTime() < end && sleep(10));
+            expect(after == before, "holders alive: " + before + " before, " + after + " after");
+        });
+        check("a Java thread's linked context with a ReadBUFR view: its record is deleted once after the thread ends", () -> {
+            List<MkBufferC> views = new ArrayList<>();
+            for (int i = 0; i < 20; i++) {   // each thread's pool goes to the next thread as orphans
+                Throwable[] failed = {null};
+                Thread t = new Thread(() -> {
+                    try {
+                        MqContextC k = new MqContextC();
+                        k.LinkCreate(new String[] {"client", "--uds", "--file", sock});
+                        k.SendSTART();
+                        k.SendI32(7);
+                        k.SendEND_AND_WAIT("ECHO");
+                        MkBufferC v = k.ReadBUFR();
+                        expect(v.GetI32() == 7, "a view");
+                        k.Delete();   // the view's global reference goes here, once
+                        views.add(v);
+                    } catch (Throwable e) {
+                        failed[0] = e;
+                    }
+                });
+                t.start();
+                t.join();
+                if (failed[0] != null)
+                    throw new AssertionError("thread " + i, failed[0]);
+            }
+            for (int i = 0; i < 20; i++) {   // the last ones' orphans, deleted here
+                new MqContextC().Delete();
+                sleep(5);
+            }
+            for (MkBufferC v : views)
+                expect(!v.IsValid(), "a deleted context's view stays dead");
         });
         // A valid token goes to C as one int packed in Java (MkObjectC.token):
         // the token the service sees is the one sent, character for character.

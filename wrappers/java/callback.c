@@ -83,6 +83,7 @@ ctx_destroyed(MqContextC *ctx, void *data)
         if (c->view) { /* its handle names c, recycled below */
             (*env)->SetLongField(env, c->view, mqj.hdl, 0);
             (*env)->DeleteGlobalRef(env, c->view);
+            c->view = NULL; /* a pooled record may be orphaned later (refs.c) */
         }
     } else {
         c->stale = 1; /* for the thread that deletes it (refs.c) */

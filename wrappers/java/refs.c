@@ -83,9 +83,10 @@ pool_key_create(void)
 }
 
 /* Delete the global references of the orphans: a holder let go without an
- * env still holds its object, and a context's record its view, whose
- * handles still name the context and the record (ctx_destroyed could not
- * clear them): cleared here first. */
+ * env still holds its object, and a context's record (stale) its view,
+ * whose handles still name the context and the record (ctx_destroyed could
+ * not clear them): cleared here first.  A pooled holder is empty and its
+ * record's view already deleted. */
 static void
 drain(JNIEnv *env)
 {
@@ -103,10 +104,10 @@ drain(JNIEnv *env)
             if (self)
                 (*env)->SetLongField(env, self, mqj.hdl, 0);
             (*env)->DeleteLocalRef(env, self);
-        }
-        if (r->view) {
-            (*env)->SetLongField(env, r->view, mqj.hdl, 0);
-            (*env)->DeleteGlobalRef(env, r->view);
+            if (r->view) {
+                (*env)->SetLongField(env, r->view, mqj.hdl, 0);
+                (*env)->DeleteGlobalRef(env, r->view);
+            }
         }
         (*env)->DeleteGlobalRef(env, r->h);
         __atomic_sub_fetch(&live, 1, __ATOMIC_RELAXED);
