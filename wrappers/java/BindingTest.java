@@ -235,6 +235,57 @@ public class BindingTest {
             s.Delete();
             expect(a.GetI32() == 7, "the copy outlives the stream");
         });
+        check("a stream's ReadBUFR and a list's IndexGetR: one reused view each, until the next call on it", () -> {
+            MkBufferStreamC s = new MkBufferStreamC(), t = new MkBufferStreamC();
+            s.WriteSTR("one"); s.WriteI32(2);
+            s.PosToStart();
+            MkBufferC v = s.ReadBUFR();
+            expect(v.IsValid() && v.GetSTR().equals("one"), "a live view");
+            t.WriteBUF(v);   // passed on at once: no copy
+            expect(s.ReadBUFR() == v && v.GetI32() == 2, "the same view shows the next item");
+            s.WriteI32(3);   // any call on the stream ends it
+            expect(!v.IsValid(), "ended by the next call");
+            MkExceptionC e = raises(() -> v.GetI32());
+            expect(e.getText().contains("no longer valid"), e.getText());
+            e = raises(() -> t.WriteBUF(v));
+            expect(e.getText().contains("no longer valid"), e.getText());
+            t.PosToStart();
+            expect(t.ReadSTR().equals("one") && !t.ReadItemExists(), "the view's value was written");
+            MkBufferListC l = new MkBufferListC();
+            l.AppendSTR("a"); l.AppendI64(Long.MIN_VALUE);
+            MkBufferC w = l.IndexGetR(1);
+            expect(w.GetI64() == Long.MIN_VALUE && l.IndexGetR(0) == w && w.GetSTR().equals("a"), "list view");
+            raises(() -> l.IndexGetR(2));
+            l.Size();
+            raises(() -> w.GetSTR());
+            MkBufferC x = l.IndexGetR(0);
+            l.Delete();
+            expect(!x.IsValid(), "a deleted list's view is not valid");
+            raises(() -> x.GetSTR());
+            s.Delete();
+            t.Delete();
+        });
+        check("MkBufferStreamC: ReadItemExists after ReadBUF/ReadBUFR sees a later write, PosToStart and Reset; deleted, it throws", () -> {
+            MkBufferStreamC s = new MkBufferStreamC();
+            s.WriteI32(1);
+            s.PosToStart();
+            expect(s.ReadBUF().GetI32() == 1 && !s.ReadItemExists(), "read to the end");
+            expect(!s.ReadItemExists(), "asked again");
+            s.WriteI32(2);
+            expect(s.ReadItemExists(), "a write after the last read adds an item");
+            expect(s.ReadBUFR().GetI32() == 2 && !s.ReadItemExists(), "the new item read");
+            s.PosToStart();
+            expect(s.ReadItemExists(), "PosToStart");
+            s.ReadBUFR();
+            expect(s.ReadItemExists(), "one item left");
+            s.Reset();
+            expect(!s.ReadItemExists(), "Reset");
+            s.WriteSTR("x");
+            s.PosToStart();
+            s.ReadBUF();
+            s.Delete();
+            raises(() -> s.ReadItemExists());
+        });
         check("ReadBUF copies of every type pass on unchanged and answer every method", () -> {
             MkBufferStreamC s = new MkBufferStreamC(), t = new MkBufferStreamC();
             byte[] bin = {0, (byte) 0xff, 7};
@@ -389,6 +440,57 @@ public class BindingTest {
             String inst = c.ReadSTR();
             expect(inst.startsWith("BindingTest$TestServer:") && inst.endsWith("mqlink-thread"), inst);
             expect(c.LinkGetParent() == c, "LinkGetParent");
+        });
+        check("a Java thread's recycled holders are deleted after it ends, not kept", () -> {
+            java.lang.reflect.Method held = Class.forName("org.mqlink.MkObjectC").getDeclaredMethod("heldCount");
+            held.setAccessible(true);
+            new MqContextC().Delete();   // this thread's pool has a holder to reuse
+            int before = (int) held.invoke(null);
+            for (int i = 0; i < 20; i++) {   // each thread's first context takes a new holder
+                Thread t = new Thread(() -> new MqContextC().Delete());
+                t.start();
+                t.join();
+            }
+            // a thread with an env deletes what the ended ones left; a thread's end
+            // (its pool's key destructor) may come a little after its join
+            int after;
+            long end = System.nanoTime() + 30_000_000_000L;
+            do {
+                new MqContextC().Delete();
+                after = (int) held.invoke(null);
+            } while (after != before && System.nanoTime() < end && sleep(10));
+            expect(after == before, "holders alive: " + before + " before, " + after + " after");
+        });
+        check("a Java thread's linked context with a ReadBUFR view: its record is deleted once after the thread ends", () -> {
+            List<MkBufferC> views = new ArrayList<>();
+            for (int i = 0; i < 20; i++) {   // each thread's pool goes to the next thread as orphans
+                Throwable[] failed = {null};
+                Thread t = new Thread(() -> {
+                    try {
+                        MqContextC k = new MqContextC();
+                        k.LinkCreate(new String[] {"client", "--uds", "--file", sock});
+                        k.SendSTART();
+                        k.SendI32(7);
+                        k.SendEND_AND_WAIT("ECHO");
+                        MkBufferC v = k.ReadBUFR();
+                        expect(v.GetI32() == 7, "a view");
+                        k.Delete();   // the view's global reference goes here, once
+                        views.add(v);
+                    } catch (Throwable e) {
+                        failed[0] = e;
+                    }
+                });
+                t.start();
+                t.join();
+                if (failed[0] != null)
+                    throw new AssertionError("thread " + i, failed[0]);
+            }
+            for (int i = 0; i < 20; i++) {   // the last ones' orphans, deleted here
+                new MqContextC().Delete();
+                sleep(5);
+            }
+            for (MkBufferC v : views)
+                expect(!v.IsValid(), "a deleted context's view stays dead");
         });
         // A valid token goes to C as one int packed in Java (MkObjectC.token):
         // the token the service sees is the one sent, character for character.
@@ -609,6 +711,11 @@ public class BindingTest {
             ws.add(new WeakReference<>(fn));
         }
         return ws;
+    }
+
+    static boolean sleep(long ms) throws InterruptedException {
+        Thread.sleep(ms);
+        return true;
     }
 
     static boolean collected(WeakReference<?> w) throws InterruptedException {

@@ -1,8 +1,8 @@
 // PerfServer.java — the performance suite's server in Java: the reference's
 // five services (../shared/reference/README_PERFORMANCE.txt) as Java methods;
 // perfclient calls them over pipe, uds and tcp with --thread and --spawn.
-// The reads that are passed on at once use ReadBUFR (a view, no copy), as
-// the C++ server uses its MkBufferR.
+// The reads that are passed on at once use the view forms ReadBUFR and
+// IndexGetR (no copy), as the C++ server uses its MkBufferR.
 //
 //   java -jar PREFIX/share/mqlink/perfserver.jar [link options]
 //   perfclient ... @ java -jar PREFIX/share/mqlink/perfserver.jar
@@ -46,7 +46,7 @@ public class PerfServer extends MqContextC {
         bus.PosToStart();
         SendSTART();
         while (bus.ReadItemExists())
-            SendBUF(bus.ReadBUF());
+            SendBUF(bus.ReadBUFR());
         SendRETURN();
     }
 
@@ -56,7 +56,7 @@ public class PerfServer extends MqContextC {
             bfl.AppendBUF(ReadBUFR());
         SendSTART();
         for (int i = 0; i < bfl.Size(); i++)
-            SendBUF(bfl.IndexGet(i));
+            SendBUF(bfl.IndexGetR(i));
         SendRETURN();
     }
 

@@ -83,7 +83,10 @@ ctx_destroyed(MqContextC *ctx, void *data)
         if (c->view) { /* its handle names c, recycled below */
             (*env)->SetLongField(env, c->view, mqj.hdl, 0);
             (*env)->DeleteGlobalRef(env, c->view);
+            c->view = NULL; /* a pooled record may be orphaned later (refs.c) */
         }
+    } else {
+        c->stale = 1; /* for the thread that deletes it (refs.c) */
     }
     mqj_let_go(env, c);
 }
@@ -311,13 +314,15 @@ factory(MqContextC *tmpl, void *data)
 {
     factory_data *f = data;
     JNIEnv *env = mqj_env();
+    jvalue a[1];
     MqContextC *ctx;
 
     if (!env) {
         MqErrorSet(tmpl, MK_ERR_GENERIC, "cannot attach the thread to the JVM");
         return NULL;
     }
-    ctx = (void *)(intptr_t)(*env)->CallStaticLongMethod(env, mqj.obj, mqj.new_server, f->cls);
+    a[0].l = f->cls; /* an array, as mqj_cb_call passes its arguments */
+    ctx = (void *)(intptr_t)(*env)->CallStaticLongMethodA(env, mqj.obj, mqj.new_server, a);
     if (ctx)
         return ctx;
     if ((*env)->ExceptionCheck(env))

@@ -78,9 +78,10 @@ mqj_deleted(JNIEnv *env, jobject o, const char *fn)
         return mqj_buf_materialize(env, o, dtype);
     if (dtype == MQJ_VIEW)
         mqj_throw(env, MK_ERR_ARGUMENT,
-                  "%s: the buffer from ReadBUFR is no longer valid (it lasts until the next "
-                  "ReadBUFR, the end of the service or callback, or the next blocking call on "
-                  "its context); use ReadBUF for a copy to keep", fn);
+                  "%s: the buffer from ReadBUFR (IndexGetR) is no longer valid (a context's "
+                  "lasts until the next ReadBUFR, the end of the service or callback, or the "
+                  "next blocking call on its context; a stream's or a list's until the next "
+                  "call on it); use ReadBUF (IndexGet) for a copy to keep", fn);
     else if (!o)
         mqj_throw(env, MK_ERR_ARGUMENT, "%s: null object", fn);
     else
@@ -147,6 +148,7 @@ cache(JNIEnv *env)
         {"viewShows", "(J)Z", (void *)mqj_view_shows},
         {"take", "([B)V", (void *)mqj_take},
         {"takeBits", "()J", (void *)mqj_take_bits},
+        {"heldCount", "()I", (void *)mqj_held_count},
     };
 
     if (!obj || !(mqj.hdl = (*env)->GetFieldID(env, obj, "hdl", "J")) ||

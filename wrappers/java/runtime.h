@@ -98,17 +98,20 @@ typedef struct mqj_held {
     MkBufferC *shown;      /* the buffer the view shows, NULL when its read ended */
     int noarg;             /* a callable's form (MkObjectC.noArg): 1 runs Call(), 0 Call(ctx) */
     int scope;             /* a callable's MQJ_SCOPE_* */
+    int stale;             /* a context's, let go without an env: its object's hdl still names it */
 } mqj_held;
 typedef mqj_held mqj_ctx; /* a context's user data, let go by the destroy callback */
 
 /* refs.c: o held (o NULL: an empty holder; NULL, maybe with an exception,
  * when out of memory; every other field 0); the object again as a new local reference; let go (the
- * holder emptied, for the next object); the calling thread's empty ones
- * freed as it ends. */
+ * holder emptied, for the next object; env NULL: deleted later by a thread
+ * that has one); the calling thread's empty ones freed as it ends; the
+ * number of holders alive (MkObjectC.heldCount, for the binding's tests). */
 mqj_held *mqj_hold(JNIEnv *env, jobject o);
 jobject mqj_held_object(JNIEnv *env, mqj_held *r);
 void mqj_let_go(JNIEnv *env, mqj_held *r);
 void mqj_hold_pool_free(void);
+jint JNICALL mqj_held_count(JNIEnv *env, jclass cls);
 
 /* The C object a handle names: a ReadBUFR view's handle is its context's
  * mqj_ctx with the low bit set (mqj_view), naming the buffer it shows or
@@ -193,7 +196,9 @@ jbyteArray mqj_from_BIN(JNIEnv *env, const void *data, size_t size);
 /* The C objects of an MkBufferC and an MqContextC argument.  A buffer that
  * holds its value on the Java side (a ReadBUF copy) comes as that value
  * alone, o null (types.py's BUF: dtype > 0, dval its bits, ref its bytes),
- * and is lent through the thread's scratch buffer, valid for the call. */
+ * and is lent through the thread's scratch buffer, valid for the call; any
+ * other comes with its handle in dval (MkObjectC.bits: no JNI GetLongField,
+ * 14 per BUS message), o serving its error alone. */
 int mqj_buf_value(JNIEnv *env, jint dtype, jlong dval, jbyteArray ref, MkBufferC **b,
                   const char *fn);
 /* Give such a buffer its C object (owned by the Java object) for a method
@@ -206,7 +211,7 @@ mqj_to_BUF(JNIEnv *env, jobject o, jint dtype, jlong dval, jbyteArray ref, MkBuf
     void *p;
     if (dtype > 0)
         return mqj_buf_value(env, dtype, dval, ref, b, fn);
-    if ((p = o ? mqj_resolve((*env)->GetLongField(env, o, mqj.hdl)) : NULL)) {
+    if ((p = mqj_resolve(dval))) {
         *b = p;
         return 1;
     }
@@ -233,6 +238,17 @@ mqj_to_CTX(JNIEnv *env, jobject o, jlong h, MqContextC **c, const char *fn)
 jlong mqj_fill_BUF(JNIEnv *env, MkBufferC *buf);
 void JNICALL mqj_take(JNIEnv *env, jclass cls, jbyteArray dst);
 jlong JNICALL mqj_take_bits(JNIEnv *env, jclass cls);
+/* A stream read's result with whether an item is left to read after it
+ * (more: its ReadItemExists) in bit 62, for the Java side to answer
+ * ReadItemExists without a JNI call (MkObjectC.ahead, java.py's AHEAD).
+ * Only a result above 0 carries it: 0 goes with an exception,
+ * MQJ_FILL_ADOPT is all bits. */
+#define MQJ_MORE ((jlong)1 << 62) /* MkObjectC.MORE */
+static inline jlong
+mqj_ahead(jlong r, MK_BOL more)
+{
+    return r > 0 && more ? r | MQJ_MORE : r;
+}
 /* ReadBUFR: the context's one reusable view (an MkBufferC of dtype
  * MQJ_VIEW, made by MkObjectC.view in Java): no allocation, no copy and no
  * JNI call per read.  mqj_view shows buf in it and returns its handle (the

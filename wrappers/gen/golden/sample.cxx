@@ -176,6 +176,18 @@ class MkBufferStreamC : public detail::Handle<MkBufferStreamC, ::MkBufferStreamC
         detail::check_kernel(::MkBufferStreamReadFLT(Ptr(), &v));
         return v;
     }
+    /// The next item as a buffer, borrowed until the next call.
+    /// Returns a view, valid while the C buffer is; Dup() or an MkBufferC keeps a copy.
+    MkBufferR ReadBUF() {
+        ::MkBufferC *v = nullptr;
+        detail::check_kernel(::MkBufferStreamReadBUF(Ptr(), &v));
+        return MkBufferR(v);
+    }
+    /// True when an item is left.
+    bool ReadItemExists() {
+        auto r = ::MkBufferStreamReadItemExists(Ptr());
+        return (r) != 0;
+    }
 };
 
 /// Typed reads from a "libconfig" file.

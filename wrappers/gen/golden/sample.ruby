@@ -337,11 +337,19 @@ MkBufferListC_IndexGetR(VALUE self, VALUE a0)
 
 VALUE mqrb_cMkBufferStreamC;
 
+/* Free a C MkBufferStreamC; its view ends first. */
+static void
+MkBufferStreamC_release(void *p)
+{
+    mqrb_src_forget(p);
+    MkBufferStreamDelete(p);
+}
+
 static void
 MkBufferStreamC_free(void *p)
 {
     if (mqrb_plain_owned(p))
-        MkBufferStreamDelete(p);
+        MkBufferStreamC_release(p);
 }
 
 /* WB_PROTECTED: the object holds no Ruby reference, so there is no
@@ -385,6 +393,7 @@ MkBufferStreamC_Size(VALUE self)
     MkBufferStreamC *obj = mqrb_plain_get(self, &mqrb_MkBufferStreamC_type, "Size");
     size_t r;
 
+    mqrb_src_end(obj); /* its view lasts until the next call */
     r = MkBufferStreamSize(obj);
     return SIZET2NUM(r);
 }
@@ -397,10 +406,52 @@ MkBufferStreamC_ReadFLT(VALUE self)
     MK_FLT v;
     MkErrorE rc;
 
+    mqrb_src_end(obj); /* its view lasts until the next call */
     rc = MkBufferStreamReadFLT(obj, &v);
     if (rc == MK_ERROR)
         mqrb_raise_kernel();
     return DBL2NUM(v);
+}
+
+/* The next item as a buffer, borrowed until the next call. */
+static VALUE
+MkBufferStreamC_ReadBUF(VALUE self)
+{
+    MkBufferStreamC *obj = mqrb_plain_get(self, &mqrb_MkBufferStreamC_type, "ReadBUF");
+    MkBufferC *v = NULL;
+    MkErrorE rc;
+
+    mqrb_src_end(obj); /* its view lasts until the next call */
+    rc = MkBufferStreamReadBUF(obj, &v);
+    if (rc == MK_ERROR)
+        mqrb_raise_kernel();
+    return mqrb_from_BUF(v);
+}
+
+/* ReadBUFR: the view form of ReadBUF, no allocation and no copy: one buffer per MkBufferStreamC, valid until the next call on this MkBufferStreamC; after that its methods raise. */
+static VALUE
+MkBufferStreamC_ReadBUFR(VALUE self)
+{
+    MkBufferStreamC *obj = mqrb_plain_get(self, &mqrb_MkBufferStreamC_type, "ReadBUFR");
+    MkBufferC *v = NULL;
+    MkErrorE rc;
+
+    rc = MkBufferStreamReadBUF(obj, &v);
+    if (rc == MK_ERROR)
+        mqrb_raise_kernel();
+    return mqrb_src_view(obj, v);
+}
+
+/* True when an item is left. */
+static VALUE
+MkBufferStreamC_ReadItemExists(VALUE self)
+{
+    MkBufferStreamC *obj = mqrb_plain_get(self, &mqrb_MkBufferStreamC_type, "ReadItemExists");
+    MK_BOL r;
+
+    mqrb_src_end(obj); /* its view lasts until the next call */
+    r = MkBufferStreamReadItemExists(obj);
+    return ((r) ? Qtrue : Qfalse);
 }
 
 /* ---- MqConfigFileC: Typed reads from a "libconfig" file. */
@@ -921,6 +972,9 @@ mqrb_glue_init(VALUE module, VALUE cContext)
     mqrb_ractor_safe(1); /* its instance methods: runtime.h */
     rb_define_method(c, "Size", MkBufferStreamC_Size, 0);
     rb_define_method(c, "ReadFLT", MkBufferStreamC_ReadFLT, 0);
+    rb_define_method(c, "ReadBUF", MkBufferStreamC_ReadBUF, 0);
+    rb_define_method(c, "ReadBUFR", MkBufferStreamC_ReadBUFR, 0);
+    rb_define_method(c, "ReadItemExists", MkBufferStreamC_ReadItemExists, 0);
     mqrb_ractor_safe(0);
 
     c = mqrb_cMqConfigFileC = rb_define_class_under(module, "MqConfigFileC", rb_cObject);

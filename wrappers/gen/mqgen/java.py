@@ -7,7 +7,7 @@ import itertools
 import re
 
 from .model import ApiError
-from .plan import VIEW, ends_views, has_view
+from .plan import VIEW, ends_views, has_src_views, has_view, src_view
 from .text import arg_text, banner, c_decl, col
 
 LANG = "java"
@@ -184,7 +184,18 @@ def wrapped(plan):
 
 
 # The view form (ReadBUFR) of a context's borrowed read: plan.has_view; the
-# runtime ends a view in mqj_view_end.
+# runtime ends a view in mqj_view_end.  A stream's and a list's borrowed BUF
+# (ReadBUF, IndexGet) have one too (plan.src_view: ReadBUFR, IndexGetR): its
+# handle is the borrowed C buffer itself, and every Java method of the
+# stream or list ends it first (MkObjectC.srcEnd, a plain field store), so
+# a kept view throws instead of reading memory the stream has moved or
+# freed; the view keeps its stream or list alive.  Passed on at once
+# (SendBUF(bus.ReadBUFR())), the value is never copied into Java and back:
+# the copy's fill, take, SetByteArrayRegion and the scratch buffer's
+# GetByteArrayRegion were about 1 100 of the perfserver's 11 200
+# instructions per BUS message (callgrind).
+def any_view(plan):
+    return has_view(plan) or src_view(plan)
 
 
 # A thread-owned object (a tls ctor: CreateTLS(name)) is the same C object
@@ -193,6 +204,31 @@ def wrapped(plan):
 # empties it with the class's Reset, so a call after the first converts no
 # name and makes no object (BUS/BFL: one JNI string call per message).
 # Without a Reset method, or with other inputs, the native is called.
+# A stream knows on the Java side whether an item is left to read
+# (ReadItemExists) after a read that reports it: its view and copy forms of
+# ReadBUF return it in bit 62 of their result (mqj_ahead: the class's
+# ReadItemExists in C), kept in MkObjectC.next until any other method of
+# the stream (each sets next = 0, as each ends its view), so
+# `while (bus.ReadItemExists())` costs no JNI call after such a read (8 per
+# BUS message).  Only for a class with views: its state changes through
+# its own methods alone, where a context's read changes with each service,
+# callback and blocking call.
+AHEAD = "ReadItemExists"
+
+
+def ahead_fn(k):
+    """The C function of a class's ReadItemExists; None for a class without
+    views or without one."""
+    if k is None or not k.plain or not has_src_views(k):
+        return None
+    return next((f.cfunc for f in k.funcs if f.name == AHEAD and f.kind == "method"), None)
+
+
+def reports_ahead(plan, view):
+    return (plan.on_object and ahead_fn(plan.cls) is not None and
+            (view or java_made(plan) == "fill"))
+
+
 def tls_reset(plan):
     k = plan.cls
     return (plan.kind == "ctor" and not plan.result.owned and len(plan.inputs) == 1 and
@@ -351,6 +387,14 @@ class FuncGlue:
             self.w("    return mqj_cb_holder(%s_cb);" % held_callback(p).param.name)
         elif r.kind == "continue":
             self.w("    return rc == MK_OK ? JNI_TRUE : JNI_FALSE;")
+        elif r.kind == "out" and self.view and reports_ahead(p, True):
+            self.w("    return mqj_ahead((jlong)(intptr_t)%s, %s(obj));"
+                   % (r.param.name, ahead_fn(p.cls)))
+        elif r.kind == "out" and self.view and src_view(p):
+            self.w("    return (jlong)(intptr_t)%s;" % r.param.name)
+        elif r.kind == "out" and reports_ahead(p, False):
+            self.w("    return mqj_ahead(%s, %s(obj));" % (jcol(r.type).value.format(
+                v=r.param.name, size=r.param.name + "_size"), ahead_fn(p.cls)))
         elif r.kind == "out" and self.view:
             self.w("    return mqj_view(env, obj, %s);" % r.param.name)
         elif r.kind == "out":
@@ -362,6 +406,9 @@ class FuncGlue:
                 self.w("        " + self.raise_expr())
                 self.w("        " + self.fail())
                 self.w("    }")
+            if self.view:
+                self.w("    return (jlong)(intptr_t)r;")
+                return
             if r.nullable:
                 if java_made(p):
                     raise ApiError("java: %s: a nullable result the Java side makes" % p.name)
@@ -403,8 +450,9 @@ def natives(out, decl, k, funcs):
         for _, ss in variants(p):
             out.append('    {"%s", "(%s%s)%s", (void *)%s},' % (name, head, "".join(ss),
                                                                   ret_sig(p), impl))
-        if has_view(p):
-            out.append('    {"%s", "(J)J", (void *)%s},' % (native(f.name + VIEW), c_name(p, VIEW)))
+        if any_view(p):
+            out.append('    {"%s", "(J%s)J", (void *)%s},' % (
+                native(f.name + VIEW), "".join(variants(p)[0][1]), c_name(p, VIEW)))
     out += ["};", ""]
 
 
@@ -427,7 +475,7 @@ def emit_glue(api):
                     (f.kind == "dtor" and k.plain):
                 continue
             FuncGlue(f.plan, out).emit()
-            if has_view(f.plan):
+            if any_view(f.plan):
                 FuncGlue(f.plan, out, view=True).emit()
         natives(out, "static const JNINativeMethod %s_natives" % k.name, k, k.funcs)
         if k.plain:
@@ -445,6 +493,11 @@ def emit_glue(api):
 # ---------------------------------------------------------------- Java side
 
 def view_doc(plan):
+    if src_view(plan):
+        what = plan.cls.name
+        return ("%s%s: the view form of %s, no allocation and no copy: one buffer per %s,"
+                " valid until the next call on this %s; after that its methods throw.  %s"
+                " returns a copy to keep." % (plan.name, VIEW, plan.name, what, what, plan.name))
     return ("%s: the view form of %s, no allocation and no copy: one buffer per context,"
             " valid until the next %s%s, the end of the service or callback, or the next"
             " blocking call on this context; after that its methods throw.  %s returns a"
@@ -497,15 +550,23 @@ def java_wrapped_method(plan, types, static, rt, out, name=None):
     """A Java method calling its private native nNAME (wrapped): with the C
     object first, and making the result object itself (java_made)."""
     name = name or plan.name
-    view = name != plan.name  # the view form: MkObjectC.view points the context's view
+    view = name != plan.name  # the view form: MkObjectC.view/srcView points the object's view
     made = java_made(plan) if not view else None
-    ins = java_args(plan) if name == plan.name else []
-    params = java_params(plan, types) if name == plan.name else ""
-    nparams_in = java_params(plan, types, leads=True) if name == plan.name else ""
+    ins = java_args(plan)
+    params = java_params(plan, types)
+    nparams_in = java_params(plan, types, leads=True)
     args = (["hdl"] if plan.on_object else []) + ins
     nparams = (["long hdl"] if plan.on_object else []) + ([nparams_in] if nparams_in else [])
     call = "%s(%s)" % (native(name), ", ".join(args))
     out.append("    public %s%s%s %s(%s) {" % (static, generic(types), rt, name, params))
+    if plan.on_object and has_src_views(plan.cls):
+        out.append("        srcEnd();")
+    if reports_ahead(plan, view):
+        call = "ahead(%s)" % call
+    elif plan.on_object and ahead_fn(plan.cls) and plan.name == AHEAD:
+        out += ["        if (next != 0 && hdl != 0)", "            return next > 0;"]
+    elif plan.on_object and ahead_fn(plan.cls):
+        out.append("        next = 0;")
     if made == "handle" and tls_reset(plan):
         out += ["        %s o = TLS.find(%s);" % (rt, plan.inputs[0].param.name),
                 "        if (o != null) {", "            o.Reset();", "            return o;",
@@ -519,7 +580,7 @@ def java_wrapped_method(plan, types, static, rt, out, name=None):
         out += ["        MkBufferC into = new MkBufferC(0, false);",
                 "        into.fill(%s);" % call, "        return into;"]
     elif view:
-        out.append("        return view(%s);" % call)
+        out.append("        return %s(%s);" % ("srcView" if src_view(plan) else "view", call))
     elif held_callback(plan):
         out.append("        %s[0] = %s;" % (call, held_callback(plan).param.name))
     else:
@@ -571,9 +632,10 @@ def java_class(api, index, k):
                      "    public native void %s();" % f.name, ""]
         else:
             java_method(api, p, body)
-            if has_view(p):
+            if any_view(p):
                 body.append(java_doc(view_doc(p)))
-                java_wrapped_method(p, [], "", ret_type(p), body, name=p.name + VIEW)
+                java_wrapped_method(p, variants(p)[0][0], "", ret_type(p), body,
+                                    name=p.name + VIEW)
                 body.append("")
     return java_file(api, k.name, out, body)
 

@@ -144,8 +144,8 @@ def lower_callbacks(plan, func):
 # end of each callback and each blocking call on the context invalidate it,
 # so a kept view raises instead of reading freed memory.  A stream's or a
 # list's borrowed value ends with its next write: only a binding whose glue
-# ends the view at every call on the stream or list gives it one (Ruby:
-# ruby.py src_view); elsewhere the copy stays the only form.
+# ends the view at every call on the stream or list gives it one (src_view:
+# Ruby and Java); elsewhere the copy stays the only form.
 VIEW = "R"
 
 
@@ -153,6 +153,18 @@ def has_view(plan):
     r = plan.result
     return (plan.on_object and not plan.cls.plain and not plan.inputs and r.kind == "out"
             and r.type == "BUF" and r.borrowed)
+
+
+def src_view(plan):
+    """A stream's or a list's borrowed BUF (ReadBUF, IndexGet), whose view
+    form lasts until the next call on that stream or list."""
+    r = plan.result
+    return (plan.on_object and plan.cls.plain and r.kind in ("out", "value")
+            and r.type == "BUF" and r.borrowed)
+
+
+def has_src_views(cls):
+    return any(src_view(f.plan) for f in cls.funcs)
 
 
 def ends_views(plan):

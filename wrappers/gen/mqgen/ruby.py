@@ -10,7 +10,7 @@ registration the C call did not take before it raises.  A blocking call
 keeps the GVL (the library releases it around each system call that
 sleeps: callback.c) and raises the interrupt that ended its wait early, if
 any (mqrb_check_ints), before its own error."""
-from .plan import VIEW, ends_views, has_view
+from .plan import VIEW, ends_views, has_src_views, has_view, src_view
 from .text import arg_text, banner, c_locals, c_string, col
 
 LANG = "ruby"
@@ -44,18 +44,8 @@ def cname(plan, suffix=""):
 # memory the stream has moved or freed (wrappers/ruby/view.c).
 
 
-def src_view(plan):
-    r = plan.result
-    return (plan.on_object and plan.cls.plain and r.kind in ("out", "value")
-            and r.type == "BUF" and r.borrowed)
-
-
 def any_view(plan):
     return has_view(plan) or src_view(plan)
-
-
-def has_src_views(cls):
-    return any(src_view(f.plan) for f in cls.funcs)
 
 
 def view_doc(plan):

@@ -35,9 +35,21 @@ public abstract class MkObjectC implements AutoCloseable {
      * not owned.  Its hdl names the context's view slot in the JNI library
      * (mqj_resolve), which shows each borrowed read's buffer and nothing
      * once the read ends (its methods throw then): neither costs a JNI call.
-     * hdl becomes 0 when the context is deleted.
+     * hdl becomes 0 when the context is deleted.  A stream's or a list's
+     * view (ReadBUFR, IndexGetR: srcView) is the same kind of MkBufferC whose
+     * hdl is the borrowed C buffer itself, 0 from the next call on the
+     * stream or list (srcEnd) and from its deletion; src keeps the stream
+     * or list (and so the buffer) alive while the view is.
      */
     private MkBufferC view;
+    MkObjectC src;
+    /*
+     * What the last read of this stream said of the next item (java.py's
+     * AHEAD: ReadItemExists answers from it without a JNI call): 1 an item
+     * is left, -1 none, 0 unknown, as every other method of the stream
+     * makes it.
+     */
+    int next;
 
     /** A context: the JNI library sets hdl and its destroy callback clears it. */
     MkObjectC() {
@@ -60,6 +72,7 @@ public abstract class MkObjectC implements AutoCloseable {
 
     /** Free the C object now; idempotent, and later calls throw MkExceptionC. */
     public void Delete() {
+        srcEnd();
         hdl = 0;
         dtype = 0;
         dref = null;
@@ -116,14 +129,31 @@ public abstract class MkObjectC implements AutoCloseable {
         }
     }
 
+    /** ahead's flag in a read's result: an item is left after it (MQJ_MORE). */
+    static final long MORE = 1L << 62;
+
+    /** A read's result without its MORE flag, which goes to next (mqj_ahead). */
+    final long ahead(long r) {
+        if (r == FILL_ADOPT) {
+            next = 0;
+            return r;
+        }
+        next = (r & MORE) != 0 ? 1 : -1;
+        return r & ~MORE;
+    }
+
     /** The type (plus one) of a value a buffer holds in Java (dtype; 0 or less: none). */
     static int type(MkObjectC o) {
         return o == null ? 0 : o.dtype;
     }
 
-    /** The bits of a value a buffer holds in Java (dval: a STR's or BIN's length). */
+    /**
+     * The bits of a value a buffer holds in Java (dval: a STR's or BIN's
+     * length), or else its handle (hdl: a C buffer or a view), so that the
+     * JNI library reads no field of it.
+     */
     static long bits(MkObjectC o) {
-        return o == null ? 0 : o.dval;
+        return o == null ? 0 : o.dtype > 0 ? o.dval : o.hdl;
     }
 
     /** A context argument's C object (hdl; 0 for null), passed to the natives that take it. */
@@ -147,6 +177,26 @@ public abstract class MkObjectC implements AutoCloseable {
         }
         v.hdl = p;
         return v;
+    }
+
+    /** A stream's or a list's view form's result: its view, showing p (a borrowed MkBufferC). */
+    final MkBufferC srcView(long p) {
+        MkBufferC v = view;
+        if (v == null) {
+            v = new MkBufferC(0, false);
+            v.dtype = -1; // a view: its errors say it is no longer valid
+            v.src = this;
+            view = v;
+        }
+        v.hdl = p;
+        return v;
+    }
+
+    /** The start of every method of a stream or a list with views: its view ends. */
+    final void srcEnd() {
+        MkBufferC v = view;
+        if (v != null)
+            v.hdl = 0;
     }
 
     /**
@@ -247,6 +297,9 @@ public abstract class MkObjectC implements AutoCloseable {
 
     /** The 64-bit value that fill's native just read. */
     private static native long takeBits();
+
+    /** The number of holders the JNI library keeps (its refs.c), for the binding's tests. */
+    static native int heldCount();
 
     /**
      * A class's thread-owned objects (CreateTLS), per thread and name: the
