@@ -6,7 +6,8 @@
  * object whose method registered it (TclOO's `my` of that object, resolved
  * once), with nothing appended — the Tcl form of Python's bound method; any
  * other prefix is called with the context object's name appended.  It runs
- * with Tcl_EvalObjv at global level from the prepared words.  A Tcl error in
+ * at global level from the prepared words: with Tcl_EvalObjv, or for a
+ * service's own `my METHOD` straight through its object's TclOO `my`.  A Tcl error in
  * a service becomes the context's error: the error message as text, the
  * code from -errorcode {MK code} (else MK_ERR_GENERIC), so the caller on the
  * other side of the link receives the text.
@@ -224,7 +225,10 @@ mqtcl_cb_call(MqContextC *ctx, void *data)
         Tcl_DecrRefCount(cb->objv[cb->objc - 1]);
         cb->objv[cb->objc - 1] = name;
     }
-    rc = Tcl_EvalObjv(interp, cb->objc, cb->objv, TCL_EVAL_GLOBAL);
+    if (cb->own_my && cb->self->oo_my) /* (objv[0] names this `my`) */
+        rc = mqtcl_call_my_global(cb->self, interp, cb->objc, cb->objv);
+    else
+        rc = Tcl_EvalObjv(interp, cb->objc, cb->objv, TCL_EVAL_GLOBAL);
     if (rc == TCL_OK || rc == TCL_RETURN)
         return MK_OK;
     if (cb->scope == MQTCL_SCOPE_ONCE) {

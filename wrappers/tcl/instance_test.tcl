@@ -2,13 +2,16 @@
 # object of the server's class whose constructors run, as the class stands
 # when the child is made (defined from the start, added while instances
 # exist, brought by a mixin), the binding's own constructor included.
+# A service runs at global level, wherever the event loop was called from.
 # Prints TAP.
 package require mqlink
 
 source [file join [file dirname [info script]] taptest.tcl]
 
 # The server: TAG_ answers how the instance was constructed and its object;
-# CTOR, MIXN and PLAIN change the class for the next instances.
+# CTOR, MIXN and PLAIN change the class for the next instances; LEVL answers
+# the level its method runs at and whether the caller of the event loop (the
+# proc serve) is what `uplevel 1` sees.
 set dir [file join [expr {[info exists ::env(TMPDIR)] ? $::env(TMPDIR) : "/tmp"}] mqtcl-inst-[pid]]
 file mkdir $dir
 set fh [open [file join $dir srv.tcl] w]
@@ -21,7 +24,7 @@ puts $fh {
         superclass MqContextC
         variable tag
         method ServerSetup {} {
-            foreach t {TAG_ CTOR MIXN PLAN} { my ServiceCreate $t [list my $t] }
+            foreach t {TAG_ CTOR MIXN PLAN LEVL} { my ServiceCreate $t [list my $t] }
         }
         method TAG_ {} {
             my SendSTART
@@ -37,16 +40,26 @@ puts $fh {
             oo::define Srv mixin Stamp
             my SendSTART; my SendRETURN
         }
+        method LEVL {} {
+            my SendSTART
+            my SendI32 [info level]
+            my SendBOL [uplevel 1 {info exists serving}]
+            my SendRETURN
+        }
         method PLAN {} {
             oo::define Srv mixin
             oo::define Srv constructor {} {}
             my SendSTART; my SendRETURN
         }
     }
-    set s [Srv new]
-    $s LinkCreate $argv
-    $s ProcessEvent MQ_WAIT_FOREVER
-    $s Delete
+    proc serve {argv} {
+        set serving 1
+        set s [Srv new]
+        $s LinkCreate $argv
+        $s ProcessEvent MQ_WAIT_FOREVER
+        $s Delete
+    }
+    serve $argv
 }
 close $fh
 
@@ -96,6 +109,17 @@ case "a child after the class is plain again runs no constructor but the binding
     call $c PLAN
     lassign [child_tag $c] t
     check {$t eq "none"} "tag: $t"
+}
+
+case "a service runs at global level though the event loop runs in a proc" {
+    foreach ctx [list $c [set ch [MqContextC new]]] {
+        if {$ctx eq $ch} { $ch LinkCreateChild $c }
+        call $ctx LEVL
+        set level [$ctx ReadI32]
+        set seen [$ctx ReadBOL]
+        check {$level == 1 && !$seen} "level $level, the proc's variable seen: $seen"
+    }
+    $ch Delete
 }
 
 $c Delete

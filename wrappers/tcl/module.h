@@ -84,6 +84,9 @@ void mqtcl_resolver_install(Tcl_Namespace *ns);
 int mqtcl_resolver_fits(Tcl_Namespace *ns, Tcl_Object obj);
 int mqtcl_fast_my(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[]);
 void mqtcl_fast_my_deleted(ClientData cd);
+/* `my METHOD ...` (objv) through self's TclOO `my` at global level, as
+ * Tcl_EvalObjv with TCL_EVAL_GLOBAL would run it, without its lookup. */
+int mqtcl_call_my_global(mqtcl_obj *self, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[]);
 /* Whether base's is the only constructor in class cls's chain (its
  * superclasses and mixins, transitively), read from TclOO's class records:
  * a new instance's constructors are then base's alone. */
