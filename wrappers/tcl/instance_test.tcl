@@ -2,7 +2,8 @@
 # object of the server's class whose constructors run, as the class stands
 # when the child is made (defined from the start, added while instances
 # exist, brought by a mixin), the binding's own constructor included.
-# A service runs at global level, wherever the event loop was called from.
+# A deleted child leaves no object, namespace or command, and its class's
+# destructor runs.  A service runs at global level, wherever the event loop was called from.
 # Prints TAP.
 package require mqlink
 
@@ -24,7 +25,7 @@ puts $fh {
         superclass MqContextC
         variable tag
         method ServerSetup {} {
-            foreach t {TAG_ CTOR MIXN PLAN LEVL} { my ServiceCreate $t [list my $t] }
+            foreach t {TAG_ CTOR MIXN PLAN LEVL DTOR GONE} { my ServiceCreate $t [list my $t] }
         }
         method TAG_ {} {
             my SendSTART
@@ -46,12 +47,25 @@ puts $fh {
             my SendBOL [uplevel 1 {info exists serving}]
             my SendRETURN
         }
+        method DTOR {} {
+            oo::define Srv destructor { set ::gone [self] }
+            my SendSTART; my SendRETURN
+        }
+        method GONE {} {
+            set o [my ReadSTR]
+            my SendSTART
+            my SendSTR [list [info object isa object $o] [namespace exists $o] \
+                            [llength [info commands $o]] $::gone]
+            my SendRETURN
+        }
         method PLAN {} {
             oo::define Srv mixin
             oo::define Srv constructor {} {}
+            oo::define Srv destructor {}
             my SendSTART; my SendRETURN
         }
     }
+    set gone none
     proc serve {argv} {
         set serving 1
         set s [Srv new]
@@ -109,6 +123,24 @@ case "a child after the class is plain again runs no constructor but the binding
     call $c PLAN
     lassign [child_tag $c] t
     check {$t eq "none"} "tag: $t"
+}
+
+case "a deleted child leaves no object, namespace or command; its destructor runs" {
+    call $c PLAN
+    lassign [child_tag $c] t o1
+    $c SendSTART
+    $c SendSTR $o1
+    $c SendEND_AND_WAIT GONE 5000
+    set r [$c ReadSTR]
+    check {$r eq "0 0 0 none"} "without a destructor: $r"
+    call $c DTOR
+    lassign [child_tag $c] t o2
+    $c SendSTART
+    $c SendSTR $o2
+    $c SendEND_AND_WAIT GONE 5000
+    set r [$c ReadSTR]
+    check {$r eq [list 0 0 0 $o2]} "with a destructor: $r"
+    call $c PLAN
 }
 
 case "a service runs at global level though the event loop runs in a proc" {

@@ -30,6 +30,7 @@ wrappers_tcl_libmqtcl_la_SOURCES = \
 	wrappers/tcl/resolver.c \
 	wrappers/tcl/overrides.c \
 	wrappers/tcl/classcmd.c \
+	wrappers/tcl/instance_delete.c \
 	wrappers/tcl/runtime.h \
 	wrappers/tcl/module.h
 nodist_wrappers_tcl_libmqtcl_la_SOURCES = wrappers/tcl/gen/glue.c wrappers/tcl/gen/glue.h

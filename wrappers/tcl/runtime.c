@@ -87,7 +87,7 @@ mqtcl_ctx_destroyed(MqContextC *ctx, void *data)
     MqContextSetUserData(ctx, NULL);
     self->c = NULL;
     if (self->lib_owned && !Tcl_InterpDeleted(self->interp))
-        Tcl_DeleteCommandFromToken(self->interp, Tcl_GetObjectCommand(self->obj));
+        mqtcl_instance_delete(self->interp, self->obj); /* (frees self) */
 }
 
 /* ----------------------------------------------------------- dispatch */
