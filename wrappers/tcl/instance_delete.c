@@ -14,11 +14,18 @@
  * being deleted or traced already — takes Tcl_DeleteCommandFromToken.
  *
  * Command and CommandTrace are in Tcl's private headers (tclInt.h), as in
- * resolver.c and classcmd.c. */
+ * resolver.c and classcmd.c.  Through Tcl's stubs, also in perffloor-tcl
+ * (libtcl exports none of TclOO's C API). */
+#ifndef USE_TCL_STUBS
+#define USE_TCL_STUBS 1
+#endif
+#ifndef USE_TCLOO_STUBS
+#define USE_TCLOO_STUBS 1
+#endif
 #define HAVE_UNISTD_H 1 /* tclUnixPort.h: the system's unistd.h, not Tcl's compat one */
 #include <tclInt.h>
 
-#include "module.h"
+#include "instance_delete.h"
 
 /* TclOO's trace of object o's command, when it is the command's only one. */
 static CommandTrace *

@@ -4,6 +4,7 @@
 #ifndef MQTCL_MODULE_H
 #define MQTCL_MODULE_H
 
+#include "instance_delete.h"
 #include "runtime.h"
 
 /* A thread-local read on every method call (runtime.c's last object and
@@ -111,10 +112,6 @@ mqtcl_ctx_my(mqtcl_obj *self)
 /* classcmd.c: class cls's command (co's, a TclOO class object) runs the
  * class's ctors itself and hands anything else to TclOO. */
 int mqtcl_class_cmd_install(Tcl_Interp *interp, mqtcl_state *st, int cls, Tcl_Object co);
-/* instance_delete.c: delete server instance o (its command, namespace and
- * metadata) as Tcl_DeleteCommandFromToken would, TclOO's trace called
- * directly. */
-void mqtcl_instance_delete(Tcl_Interp *interp, Tcl_Object o);
 /* Set up the package in interp; idempotent. */
 int mqtcl_init_interp(Tcl_Interp *interp);
 
