@@ -91,10 +91,15 @@ static mqtcl_cb *
 own_callback(Tcl_Interp *interp, mqtcl_obj *self, int n, Tcl_Obj **w, int scope)
 {
     mqtcl_cb *cb;
+    const char *word;
 
-    if (n != 2 || scope != MQTCL_SCOPE_NOTIFIED || !self || !mqtcl_classes[self->cls].subclass ||
-        Tcl_GetCurrentNamespace(interp) != Tcl_GetObjectNamespace(self->obj) ||
-        strcmp(Tcl_GetString(w[0]), "my") != 0)
+    if (n != 2 || scope != MQTCL_SCOPE_NOTIFIED || !self || !mqtcl_classes[self->cls].subclass)
+        return NULL;
+    /* (self->ns, once set, is the object's namespace: no TclOO call) */
+    if (Tcl_GetCurrentNamespace(interp) != (self->ns ? self->ns : Tcl_GetObjectNamespace(self->obj)))
+        return NULL;
+    word = Tcl_GetString(w[0]);
+    if (w[0]->length != 2 || word[0] != 'm' || word[1] != 'y')
         return NULL;
     if ((cb = spare_cbs.head)) {
         spare_cbs.head = cb->next;
@@ -355,6 +360,7 @@ thread_end(void)
         Tcl_DeleteInterp(thread_interp);
         thread_interp = NULL;
         spare_cbs_drop();
+        mqtcl_objs_release();
         Tcl_FinalizeThread();
     }
 }
