@@ -79,12 +79,12 @@ mqtcl_fast_my(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[]
 }
 
 /* What Tcl_EvalObjv(interp, objc, objv, TCL_EVAL_GLOBAL) does for a
- * service's `my METHOD`, less its lookup of TclOO's `my` by name, its
- * dispatch records and its exception records (callgrind: 419 instructions
- * per call): the call runs at global level and counts as one nesting level,
- * as there; a deleted interpreter or the nesting limit take Tcl_EvalObjv's
- * way, which says why.  The error's -errorinfo ends with the method's own
- * line instead of Tcl_EvalObjv's "invoked from within" one. */
+ * service's `my METHOD`, less its lookup of TclOO's `my` by name and its
+ * dispatch and exception records (callgrind: 419 instructions per call):
+ * the call runs at global level and counts as one nesting level, as there,
+ * and an error gets the same "while executing" line in -errorinfo (the
+ * stack a failed service is logged with); a deleted interpreter or the
+ * nesting limit take Tcl_EvalObjv's way, which says why. */
 int
 mqtcl_call_my_global(mqtcl_obj *self, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 {
@@ -99,6 +99,17 @@ mqtcl_call_my_global(mqtcl_obj *self, Tcl_Interp *interp, int objc, Tcl_Obj *con
     rc = self->oo_my(self->oo_my_data, interp, objc, objv);
     i->numLevels--;
     i->varFramePtr = caller;
+    if (rc == TCL_ERROR && !(i->flags & ERR_ALREADY_LOGGED)) {
+        Tcl_Obj *cmd = Tcl_NewListObj(objc, objv);
+        int n;
+        const char *text;
+
+        Tcl_IncrRefCount(cmd);
+        text = Tcl_GetStringFromObj(cmd, &n);
+        Tcl_LogCommandInfo(interp, text, text, n);
+        Tcl_DecrRefCount(cmd);
+    }
+    i->flags &= ~ERR_ALREADY_LOGGED;
     return rc;
 }
 
