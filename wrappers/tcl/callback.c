@@ -6,7 +6,8 @@
  * object whose method registered it (TclOO's `my` of that object, resolved
  * once), with nothing appended — the Tcl form of Python's bound method; any
  * other prefix is called with the context object's name appended.  It runs
- * with Tcl_EvalObjv at global level from the prepared words.  A Tcl error in
+ * at global level from the prepared words: with Tcl_EvalObjv, or for a
+ * service's own `my METHOD` straight through its object's TclOO `my`.  A Tcl error in
  * a service becomes the context's error: the error message as text, the
  * code from -errorcode {MK code} (else MK_ERR_GENERIC), so the caller on the
  * other side of the link receives the text.
@@ -90,10 +91,15 @@ static mqtcl_cb *
 own_callback(Tcl_Interp *interp, mqtcl_obj *self, int n, Tcl_Obj **w, int scope)
 {
     mqtcl_cb *cb;
+    const char *word;
 
-    if (n != 2 || scope != MQTCL_SCOPE_NOTIFIED || !self || !mqtcl_classes[self->cls].subclass ||
-        Tcl_GetCurrentNamespace(interp) != Tcl_GetObjectNamespace(self->obj) ||
-        strcmp(Tcl_GetString(w[0]), "my") != 0)
+    if (n != 2 || scope != MQTCL_SCOPE_NOTIFIED || !self || !mqtcl_classes[self->cls].subclass)
+        return NULL;
+    /* (self->ns, once set, is the object's namespace: no TclOO call) */
+    if (Tcl_GetCurrentNamespace(interp) != (self->ns ? self->ns : Tcl_GetObjectNamespace(self->obj)))
+        return NULL;
+    word = Tcl_GetString(w[0]);
+    if (w[0]->length != 2 || word[0] != 'm' || word[1] != 'y')
         return NULL;
     if ((cb = spare_cbs.head)) {
         spare_cbs.head = cb->next;
@@ -224,7 +230,10 @@ mqtcl_cb_call(MqContextC *ctx, void *data)
         Tcl_DecrRefCount(cb->objv[cb->objc - 1]);
         cb->objv[cb->objc - 1] = name;
     }
-    rc = Tcl_EvalObjv(interp, cb->objc, cb->objv, TCL_EVAL_GLOBAL);
+    if (cb->own_my && cb->self->oo_my) /* (objv[0] names this `my`) */
+        rc = mqtcl_call_my_global(cb->self, interp, cb->objc, cb->objv);
+    else
+        rc = Tcl_EvalObjv(interp, cb->objc, cb->objv, TCL_EVAL_GLOBAL);
     if (rc == TCL_OK || rc == TCL_RETURN)
         return MK_OK;
     if (cb->scope == MQTCL_SCOPE_ONCE) {
@@ -351,6 +360,7 @@ thread_end(void)
         Tcl_DeleteInterp(thread_interp);
         thread_interp = NULL;
         spare_cbs_drop();
+        mqtcl_objs_release();
         Tcl_FinalizeThread();
     }
 }

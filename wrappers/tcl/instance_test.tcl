@@ -2,13 +2,17 @@
 # object of the server's class whose constructors run, as the class stands
 # when the child is made (defined from the start, added while instances
 # exist, brought by a mixin), the binding's own constructor included.
+# A deleted child leaves no object, namespace or command, and its class's
+# destructor runs.  A service runs at global level, wherever the event loop was called from.
 # Prints TAP.
 package require mqlink
 
 source [file join [file dirname [info script]] taptest.tcl]
 
 # The server: TAG_ answers how the instance was constructed and its object;
-# CTOR, MIXN and PLAIN change the class for the next instances.
+# CTOR, MIXN and PLAIN change the class for the next instances; LEVL answers
+# the level its method runs at and whether the caller of the event loop (the
+# proc serve) is what `uplevel 1` sees.
 set dir [file join [expr {[info exists ::env(TMPDIR)] ? $::env(TMPDIR) : "/tmp"}] mqtcl-inst-[pid]]
 file mkdir $dir
 set fh [open [file join $dir srv.tcl] w]
@@ -21,7 +25,7 @@ puts $fh {
         superclass MqContextC
         variable tag
         method ServerSetup {} {
-            foreach t {TAG_ CTOR MIXN PLAN} { my ServiceCreate $t [list my $t] }
+            foreach t {TAG_ CTOR MIXN PLAN LEVL DTOR GONE} { my ServiceCreate $t [list my $t] }
         }
         method TAG_ {} {
             my SendSTART
@@ -37,16 +41,39 @@ puts $fh {
             oo::define Srv mixin Stamp
             my SendSTART; my SendRETURN
         }
+        method LEVL {} {
+            my SendSTART
+            my SendI32 [info level]
+            my SendBOL [uplevel 1 {info exists serving}]
+            my SendRETURN
+        }
+        method DTOR {} {
+            oo::define Srv destructor { set ::gone [self] }
+            my SendSTART; my SendRETURN
+        }
+        method GONE {} {
+            set o [my ReadSTR]
+            my SendSTART
+            my SendSTR [list [info object isa object $o] [namespace exists $o] \
+                            [llength [info commands $o]] $::gone]
+            my SendRETURN
+        }
         method PLAN {} {
             oo::define Srv mixin
             oo::define Srv constructor {} {}
+            oo::define Srv destructor {}
             my SendSTART; my SendRETURN
         }
     }
-    set s [Srv new]
-    $s LinkCreate $argv
-    $s ProcessEvent MQ_WAIT_FOREVER
-    $s Delete
+    set gone none
+    proc serve {argv} {
+        set serving 1
+        set s [Srv new]
+        $s LinkCreate $argv
+        $s ProcessEvent MQ_WAIT_FOREVER
+        $s Delete
+    }
+    serve $argv
 }
 close $fh
 
@@ -96,6 +123,35 @@ case "a child after the class is plain again runs no constructor but the binding
     call $c PLAN
     lassign [child_tag $c] t
     check {$t eq "none"} "tag: $t"
+}
+
+case "a deleted child leaves no object, namespace or command; its destructor runs" {
+    call $c PLAN
+    lassign [child_tag $c] t o1
+    $c SendSTART
+    $c SendSTR $o1
+    $c SendEND_AND_WAIT GONE 5000
+    set r [$c ReadSTR]
+    check {$r eq "0 0 0 none"} "without a destructor: $r"
+    call $c DTOR
+    lassign [child_tag $c] t o2
+    $c SendSTART
+    $c SendSTR $o2
+    $c SendEND_AND_WAIT GONE 5000
+    set r [$c ReadSTR]
+    check {$r eq [list 0 0 0 $o2]} "with a destructor: $r"
+    call $c PLAN
+}
+
+case "a service runs at global level though the event loop runs in a proc" {
+    foreach ctx [list $c [set ch [MqContextC new]]] {
+        if {$ctx eq $ch} { $ch LinkCreateChild $c }
+        call $ctx LEVL
+        set level [$ctx ReadI32]
+        set seen [$ctx ReadBOL]
+        check {$level == 1 && !$seen} "level $level, the proc's variable seen: $seen"
+    }
+    $ch Delete
 }
 
 $c Delete

@@ -30,6 +30,8 @@ wrappers_tcl_libmqtcl_la_SOURCES = \
 	wrappers/tcl/resolver.c \
 	wrappers/tcl/overrides.c \
 	wrappers/tcl/classcmd.c \
+	wrappers/tcl/instance_delete.c \
+	wrappers/tcl/instance_delete.h \
 	wrappers/tcl/runtime.h \
 	wrappers/tcl/module.h
 nodist_wrappers_tcl_libmqtcl_la_SOURCES = wrappers/tcl/gen/glue.c wrappers/tcl/gen/glue.h
@@ -64,12 +66,14 @@ wrappers/tcl/inst/perfserver.tcl: $(top_srcdir)/wrappers/tcl/perfserver.tcl Make
 	  $< > $@
 
 # C calling into Tcl as the runtime does: the floors of a Tcl server
-# (perffloor.c).  perffloor_child.c reaches TclOO's C API through the stubs.
+# (perffloor.c).  perffloor_child.c reaches TclOO's C API through the stubs,
+# and deletes its instances with the runtime's instance_delete.c.
 bin_PROGRAMS += wrappers/tcl/perffloor-tcl
 wrappers_tcl_perffloor_tcl_SOURCES = wrappers/tcl/perffloor.c wrappers/tcl/perffloor.h \
 	wrappers/tcl/perffloor_services.c wrappers/tcl/perffloor_shapes.c \
-	wrappers/tcl/perffloor_child.c
-wrappers_tcl_perffloor_tcl_CPPFLAGS = $(AM_CPPFLAGS) $(TCL_CPPFLAGS) -I$(top_srcdir)/perfclient \
+	wrappers/tcl/perffloor_child.c wrappers/tcl/instance_delete.c wrappers/tcl/instance_delete.h
+wrappers_tcl_perffloor_tcl_CPPFLAGS = $(AM_CPPFLAGS) $(TCL_CPPFLAGS) $(TCL_PRIVATE_CPPFLAGS) \
+	-I$(top_srcdir)/perfclient \
 	-DMQTCL_PERFSERVER='"$(pkgdatadir)/perfserver.tcl"' -DMQTCL_LIBDIR='"$(libdir)/tcl"'
 wrappers_tcl_perffloor_tcl_LDADD = $(TCL_LIBS) $(TCL_STUB_LIBS)
 

@@ -4,16 +4,17 @@
 #ifndef MQTCL_MODULE_H
 #define MQTCL_MODULE_H
 
+#include "instance_delete.h"
 #include "runtime.h"
 
 /* A thread-local read on every method call (runtime.c's last object and
  * state, buffer.c's spare value) or several times per new server instance
- * (runtime.c's pending object and class, callback.c's spare callbacks and
- * factory flag).  The extension is -fPIC, so a plain one is reached through
+ * (runtime.c's pending object and class and spare records, callback.c's
+ * spare callbacks and factory flag).  The extension is -fPIC, so a plain one is reached through
  * a __tls_get_addr call (global-dynamic); initial-exec makes it a load from
  * the thread pointer.  tclsh dlopens the extension after start, so these
  * come from glibc's static TLS surplus (512 bytes by default, shared by
- * every dlopened library): keep them few and small (84 bytes now); a bigger
+ * every dlopened library): keep them few and small (100 bytes now); a bigger
  * one (convert.c's scratch strings) stays general-dynamic.  Should the
  * surplus run out, `package require mqlink` fails with "cannot allocate
  * memory in static TLS block", never silently. */
@@ -84,6 +85,9 @@ void mqtcl_resolver_install(Tcl_Namespace *ns);
 int mqtcl_resolver_fits(Tcl_Namespace *ns, Tcl_Object obj);
 int mqtcl_fast_my(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[]);
 void mqtcl_fast_my_deleted(ClientData cd);
+/* `my METHOD ...` (objv) through self's TclOO `my` at global level, as
+ * Tcl_EvalObjv with TCL_EVAL_GLOBAL would run it, without its lookup. */
+int mqtcl_call_my_global(mqtcl_obj *self, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[]);
 /* Whether base's is the only constructor in class cls's chain (its
  * superclasses and mixins, transitively), read from TclOO's class records:
  * a new instance's constructors are then base's alone. */
@@ -108,6 +112,8 @@ mqtcl_ctx_my(mqtcl_obj *self)
 /* classcmd.c: class cls's command (co's, a TclOO class object) runs the
  * class's ctors itself and hands anything else to TclOO. */
 int mqtcl_class_cmd_install(Tcl_Interp *interp, mqtcl_state *st, int cls, Tcl_Object co);
+/* Free the thread's spare object records (before its interpreter goes). */
+void mqtcl_objs_release(void);
 /* Set up the package in interp; idempotent. */
 int mqtcl_init_interp(Tcl_Interp *interp);
 

@@ -1,10 +1,10 @@
 /* perffloor.c — bin/perffloor-tcl: what a Tcl server costs at least, C
  * calling into Tcl through its C API as the runtime does, N times.
  *
- *   floor-tcl        the perfserver's empty service NTHT through Tcl_EvalObjv
- *                    of the prepared command (the object's TclOO `my` and the
- *                    method name, at global level), as the runtime calls a
- *                    service registered with `my NTHT`: one entry into Tcl.
+ *   floor-tcl        the perfserver's empty service NTHT through the object's
+ *                    TclOO `my` with the method name, its C procedure called
+ *                    at global level, as the runtime calls a service
+ *                    registered with `my NTHT`: one entry into Tcl.
  *   floor-tcl-SVC    the perfserver's service SVC as perfserver.tcl writes
  *                    it, called the same way, every mqlink command in it a
  *                    no-op C command (perffloor_services.c): commands=K, the
@@ -58,20 +58,30 @@ perffloor_measure(Tcl_Interp *interp, floor_op *op, void *arg, const floor_size 
     return t / n;
 }
 
-/* A command prepared once, run with Tcl_EvalObjv at global level. */
-typedef struct {
-    Tcl_Obj *objv[2];
-} prepared;
-
-static int
-eval_prepared(Tcl_Interp *interp, void *arg)
+int
+perffloor_call_prepare(Tcl_Interp *interp, floor_call *c)
 {
-    return Tcl_EvalObjv(interp, 2, ((prepared *)arg)->objv, TCL_EVAL_GLOBAL);
+    Tcl_CmdInfo info;
+
+    if (!Tcl_GetCommandInfo(interp, Tcl_GetString(c->objv[0]), &info)) {
+        Tcl_SetObjResult(interp, Tcl_ObjPrintf("no command %s", Tcl_GetString(c->objv[0])));
+        return TCL_ERROR;
+    }
+    c->proc = info.objProc;
+    c->cd = info.objClientData;
+    return TCL_OK;
+}
+
+int
+perffloor_call(Tcl_Interp *interp, void *call)
+{
+    floor_call *c = call;
+    return c->proc(c->cd, interp, 2, c->objv);
 }
 
 /* `$my METHOD`, my the result of script. */
 static int
-prepare(Tcl_Interp *interp, prepared *p, const char *script, const char *method)
+prepare(Tcl_Interp *interp, floor_call *p, const char *script, const char *method)
 {
     if (Tcl_EvalEx(interp, script, -1, TCL_EVAL_GLOBAL) != TCL_OK)
         return TCL_ERROR;
@@ -79,7 +89,7 @@ prepare(Tcl_Interp *interp, prepared *p, const char *script, const char *method)
     p->objv[1] = Tcl_NewStringObj(method, -1);
     Tcl_IncrRefCount(p->objv[0]);
     Tcl_IncrRefCount(p->objv[1]);
-    return TCL_OK;
+    return perffloor_call_prepare(interp, p);
 }
 
 static int
@@ -111,7 +121,7 @@ main(int argc, char **argv)
     floor_size z = {1000000, 0};
     const char *script = MQTCL_PERFSERVER;
     Tcl_Interp *interp;
-    prepared ntht;
+    floor_call ntht;
     long n;
     double t;
 
@@ -125,7 +135,7 @@ main(int argc, char **argv)
     if (prepare(interp, &ntht, "string cat [info object namespace [PerfServer new]] ::my", "NTHT") !=
         TCL_OK)
         return perffloor_fail(interp, "PerfServer");
-    if ((t = perffloor_measure(interp, eval_prepared, &ntht, &z, &n)) < 0)
+    if ((t = perffloor_measure(interp, perffloor_call, &ntht, &z, &n)) < 0)
         return perffloor_fail(interp, "NTHT");
     floor_report("floor-tcl", t, n, "");
     Tcl_CreateObjCommand(interp, "::nop", nop, NULL, NULL);

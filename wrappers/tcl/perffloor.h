@@ -10,6 +10,21 @@
 /* One call: TCL_OK or TCL_ERROR with the message in interp. */
 typedef int floor_op(Tcl_Interp *interp, void *arg);
 
+/* A service call as the runtime makes it (callback.c, resolver.c's
+ * mqtcl_call_my_global): objv {NS::my METHOD} handed straight to that
+ * command's C procedure, no lookup by name (the floor calls from C at global
+ * level already). */
+typedef struct {
+    Tcl_Obj *objv[2];
+    Tcl_ObjCmdProc *proc;
+    ClientData cd;
+} floor_call;
+/* Find the procedure of c's objv[0]: TCL_OK, or TCL_ERROR with the message
+ * in interp. */
+int perffloor_call_prepare(Tcl_Interp *interp, floor_call *c);
+/* The floor_op of a floor_call. */
+int perffloor_call(Tcl_Interp *interp, void *call);
+
 /* Seconds per call of op (after a warm-up), calls made in *count; < 0 when
  * a warm-up call failed. */
 double perffloor_measure(Tcl_Interp *interp, floor_op *op, void *arg, const floor_size *z,

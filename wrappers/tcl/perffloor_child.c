@@ -2,7 +2,8 @@
  * Tcl at least.  A new object of ::perffloor::Instance (TclOO's C API, as
  * the runtime's factory makes one), its ServerSetup through TclOO's `my`
  * procedure with the object as client data (as the runtime runs the setup),
- * then its deletion (as the library's delete of the instance does).
+ * then its deletion (as the library's delete of the instance does, with
+ * the runtime's mqtcl_instance_delete).
  *
  * TclOO's C API is reached through its stub table only (libtcl exports
  * none of it), so this file is compiled against the stubs, initialised
@@ -12,6 +13,7 @@
 #include <tcl.h>
 #include <tclOO.h>
 
+#include "instance_delete.h"
 #include "perffloor.h"
 
 typedef struct {
@@ -30,7 +32,7 @@ new_instance(Tcl_Interp *interp, void *arg)
     if (!o)
         return TCL_ERROR;
     rc = c->oo_my((ClientData)o, interp, 2, c->objv);
-    Tcl_DeleteCommandFromToken(interp, Tcl_GetObjectCommand(o));
+    mqtcl_instance_delete(interp, o);
     return rc;
 }
 

@@ -148,7 +148,7 @@ copy_method(Tcl_Interp *interp, Tcl_Interp *fi, const char *name)
     return rc == TCL_OK ? 0 : perffloor_fail(fi, name);
 }
 
-/* objv: `NS::oomy`, the object's TclOO `my`; its `my` becomes floor_my. */
+/* *oomy: `NS::oomy`, the object's TclOO `my`; its `my` becomes floor_my. */
 static int
 new_object(Tcl_Interp *fi, Tcl_Obj **oomy)
 {
@@ -169,17 +169,11 @@ new_object(Tcl_Interp *fi, Tcl_Obj **oomy)
     return 0;
 }
 
-static int
-eval_service(Tcl_Interp *fi, void *objv)
-{
-    return Tcl_EvalObjv(fi, 2, objv, TCL_EVAL_GLOBAL);
-}
-
 int
 perffloor_services(Tcl_Interp *interp, double empty, const floor_size *z)
 {
     Tcl_Interp *fi = Tcl_CreateInterp();
-    Tcl_Obj *objv[2];
+    floor_call call;
 
     define_commands(fi);
     if (Tcl_EvalEx(fi, "oo::class create ::perffloor::Commands", -1, TCL_EVAL_GLOBAL) != TCL_OK)
@@ -187,24 +181,26 @@ perffloor_services(Tcl_Interp *interp, double empty, const floor_size *z)
     for (const char *const *s = services; *s; s++)
         if (copy_method(interp, fi, *s))
             return 1;
-    if (new_object(fi, &objv[0]))
+    if (new_object(fi, &call.objv[0]))
         return 1;
+    if (perffloor_call_prepare(fi, &call) != TCL_OK)
+        return perffloor_fail(fi, "TclOO's my");
     for (const char *const *s = services; *s; s++) {
         char name[40], extra[64];
         long k, n;
         double t;
 
-        objv[1] = kept(Tcl_NewStringObj(*s, -1));
+        call.objv[1] = kept(Tcl_NewStringObj(*s, -1));
         calls = 0;
-        if (eval_service(fi, objv) != TCL_OK)
+        if (perffloor_call(fi, &call) != TCL_OK)
             return perffloor_fail(fi, *s);
         k = calls;
-        if ((t = perffloor_measure(fi, eval_service, objv, z, &n)) < 0)
+        if ((t = perffloor_measure(fi, perffloor_call, &call, z, &n)) < 0)
             return perffloor_fail(fi, *s);
         snprintf(name, sizeof name, "floor-tcl-%s", *s);
         snprintf(extra, sizeof extra, " commands=%ld ns/command=%.1f", k, k ? (t - empty) * 1e9 / k : 0.0);
         floor_report(name, t, n, extra);
-        Tcl_DecrRefCount(objv[1]);
+        Tcl_DecrRefCount(call.objv[1]);
     }
     return 0;
 }

@@ -43,6 +43,51 @@ mqtcl_object_of(Tcl_Interp *interp, Tcl_Obj *o)
     return obj;
 }
 
+/* Freed records kept for the next objects (a server instance's per child,
+ * a CreateTLS stream's never), at most MAX_SPARE_OBJS per thread: a new
+ * instance allocates none, its delete frees none.  A spare's c links the
+ * next one. */
+enum { MAX_SPARE_OBJS = 16 };
+static MQTCL_HOT_TLS struct {
+    mqtcl_obj *head;
+    int n;
+} spare_objs;
+
+static mqtcl_obj *
+obj_alloc(void)
+{
+    mqtcl_obj *self = spare_objs.head;
+
+    if (!self)
+        return (mqtcl_obj *)ckalloc(sizeof *self);
+    spare_objs.head = self->c;
+    spare_objs.n--;
+    return self;
+}
+
+static void
+obj_free(mqtcl_obj *self)
+{
+    if (spare_objs.n >= MAX_SPARE_OBJS) {
+        ckfree(self);
+        return;
+    }
+    self->c = spare_objs.head;
+    spare_objs.head = self;
+    spare_objs.n++;
+}
+
+void
+mqtcl_objs_release(void)
+{
+    while (spare_objs.head) {
+        mqtcl_obj *self = spare_objs.head;
+        spare_objs.head = self->c;
+        ckfree(self);
+    }
+    spare_objs.n = 0;
+}
+
 static void
 meta_delete(ClientData data)
 {
@@ -75,7 +120,7 @@ meta_delete(ClientData data)
         st->last_ns = NULL, st->last_self = NULL;
     if (self->my)
         Tcl_DecrRefCount(self->my);
-    ckfree(self);
+    obj_free(self);
 }
 
 /* Runs at the start of MqContextDelete, whoever calls it. */
@@ -87,7 +132,7 @@ mqtcl_ctx_destroyed(MqContextC *ctx, void *data)
     MqContextSetUserData(ctx, NULL);
     self->c = NULL;
     if (self->lib_owned && !Tcl_InterpDeleted(self->interp))
-        Tcl_DeleteCommandFromToken(self->interp, Tcl_GetObjectCommand(self->obj));
+        mqtcl_instance_delete(self->interp, self->obj); /* (frees self) */
 }
 
 /* ----------------------------------------------------------- dispatch */
@@ -423,9 +468,10 @@ static MQTCL_HOT_TLS struct {
 } pending;
 
 /* Object o of mqlink class cls takes its C object (pending's, or a new
- * one) and its metadata; a context also its fast `my` and server setup. */
+ * one) and its metadata (*made, when made is not NULL); a context also its
+ * fast `my` and server setup. */
 static int
-adopt(Tcl_Interp *interp, int cls, Tcl_Object o)
+adopt(Tcl_Interp *interp, int cls, Tcl_Object o, mqtcl_obj **made)
 {
     const mqtcl_class *k = &mqtcl_classes[cls];
     mqtcl_state *st = mqtcl_state_of(interp);
@@ -440,7 +486,7 @@ adopt(Tcl_Interp *interp, int cls, Tcl_Object o)
         Tcl_SetObjResult(interp, Tcl_ObjPrintf("%s: out of memory", k->name));
         return TCL_ERROR;
     }
-    self = (mqtcl_obj *)ckalloc(sizeof *self);
+    self = obj_alloc();
     memset(self, 0, sizeof *self);
     self->c = c;
     self->obj = o;
@@ -449,6 +495,8 @@ adopt(Tcl_Interp *interp, int cls, Tcl_Object o)
     self->methods = k->methods;
     self->owned = owned;
     Tcl_ObjectSetMetadata(o, &meta_type, self);
+    if (made)
+        *made = self;
     if (!k->subclass)
         return TCL_OK;
     MqContextSetUserData(c, self);
@@ -472,7 +520,7 @@ ctor_call(ClientData cd, Tcl_Interp *interp, Tcl_ObjectContext oc, int objc,
                                                mqtcl_classes[cls].name));
         return TCL_ERROR;
     }
-    return adopt(interp, cls, Tcl_ObjectContextObject(oc));
+    return adopt(interp, cls, Tcl_ObjectContextObject(oc), NULL);
 }
 
 static const Tcl_MethodType ctor_type = {
@@ -507,7 +555,7 @@ mqtcl_new_object_of(Tcl_Interp *interp, Tcl_Class tcls, int cls, void *c, int ow
     int direct;
     char name[48];
     Tcl_Object o;
-    mqtcl_obj *self;
+    mqtcl_obj *self = NULL;
 
     /* a plain object's TclOO name; a server instance's namespace (and so
      * its name), which TclOO would otherwise format with sprintf.  The
@@ -525,13 +573,14 @@ mqtcl_new_object_of(Tcl_Interp *interp, Tcl_Class tcls, int cls, void *c, int ow
     direct = tcls && mqtcl_class_ctor_only(tcls, st->classes[cls]);
     o = Tcl_NewObjectInstance(interp, pending_class, plain ? name : NULL, plain ? NULL : name,
                               direct ? -1 : 0, NULL, 0);
-    if (o && direct && adopt(interp, cls, o) != TCL_OK) {
+    if (o && direct && adopt(interp, cls, o, &self) != TCL_OK) {
         pending_class = NULL;
         Tcl_DeleteCommandFromToken(interp, Tcl_GetObjectCommand(o));
         return TCL_ERROR;
     }
     pending_class = NULL;
-    if (pending.c || (o && !mqtcl_self(o))) {
+    /* (the direct way knows self; TclOO's constructor chain leaves it in o) */
+    if (pending.c || (o && !self && !(self = mqtcl_self(o)))) {
         /* the constructor never ran ours: nothing adopted c */
         pending.c = NULL;
         if (o)
@@ -545,7 +594,6 @@ mqtcl_new_object_of(Tcl_Interp *interp, Tcl_Class tcls, int cls, void *c, int ow
     }
     if (!o)
         return TCL_ERROR;
-    self = mqtcl_self(o);
     if (plain && object_cmd_create(interp, self, id) != TCL_OK) {
         Tcl_DeleteCommandFromToken(interp, Tcl_GetObjectCommand(o));
         Tcl_SetObjResult(interp, Tcl_ObjPrintf("%s: no object command", mqtcl_classes[cls].name));
