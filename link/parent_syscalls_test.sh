@@ -19,7 +19,8 @@
 #     end_reset);
 #   - a TCP client whose _CLS the server acknowledged (SIOCOUTQ 0, one
 #     ioctl) closes with a reset itself (SO_LINGER 0) instead of waiting
-#     for the server's close: no poll, no read of the end of file;
+#     for the server's close (poll's POLLRDHUP); no read of the end of file
+#     either way;
 #   - a TCP client sets TCP_NODELAY at its first write after the handshake,
 #     and a parent's only one, _CLS, needs none: its setsockopt per parent
 #     are the receive timeout and the reset's SO_LINGER.
@@ -163,8 +164,11 @@ check "tcp client: one read per parent (the handshake's)" per_parent client tcp 
 # before: 2 per parent (TCP_NODELAY at connect and SO_RCVTIMEO); then 1; now
 # the reset's SO_LINGER too, where the server acknowledged _CLS
 check "tcp client: at most two setsockopt per parent (no TCP_NODELAY)" per_parent client tcp fork setsockopt 2.3
-# 1 per parent while the client waited for the server's close after _CLS;
-# now only where _CLS was not acknowledged when it looked (loopback: the
-# server's quick ACK comes back within the client's send)
-check "tcp client: no wait for the server's close" per_parent client tcp fork poll 0.5
+# 1 per parent while the client always waited for the server's close after
+# _CLS; now only where _CLS was not acknowledged when it looked.  How many
+# that are depends on timing (the server's TCP_QUICKACK must come before
+# the client's _CLS: 0.02 per parent on --thread uninstrumented, 0.61 on
+# --fork under ASan and strace), so only the upper bound is pinned: never
+# more than one wait per parent.
+check "tcp client: at most one wait for the server's close per parent" per_parent client tcp fork poll 1.3
 [ $failed -eq 0 ]
