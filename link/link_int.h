@@ -254,7 +254,7 @@ typedef struct mqi_conn {
     int trace;          /* log level of trace.h's lines, taken when the link is made */
     pid_t pid;          /* pipe server started by us, reaped on close */
     int await_close;    /* client sent _CLS: the server closes first (tcp.c) */
-    int reset_on_close; /* server read _CLS: its close is a reset (conn.c: end_reset) */
+    int reset_on_close; /* _CLS read (server) or acknowledged (client): close with a reset (conn.c) */
     int deaf_peer;      /* server: the client stopped reading (conn.c: peer_deaf) */
     MkErrorC *err;      /* why the connection ended: points at err_store */
     MkErrorC err_store;

@@ -8,6 +8,9 @@
  *   GETC  answer the counter as I64 and the number of COUN calls as I32
  *   NAME  answer the instance's address as I64 (tells instances apart)
  *   PERS  persistent-call target: answer the I64 it carries
+ *   BYTS  one-way: add the size of the BIN it carries to this process's
+ *         total (all its instances: --thread serves them in one process)
+ *   TOTL  answer this process's BYTS total as I64
  * With MQT_COUNT_LOG set in its environment, each instance says as it ends
  * how many COUN calls it served (stderr): what a test sees of the one-way
  * calls of a client that has gone.
@@ -100,6 +103,27 @@ getc_(MqContextC *ctx, void *data)
     return MqSendRETURN(ctx);
 }
 
+static MK_I64 process_total;
+
+static MkErrorE
+byts(MqContextC *ctx, void *data)
+{
+    const void *bin;
+    size_t size;
+    if (MqReadBIN(ctx, &bin, &size) != MK_OK)
+        return MK_ERROR;
+    __atomic_add_fetch(&process_total, (MK_I64)size, __ATOMIC_RELAXED);
+    return MK_OK;
+}
+
+static MkErrorE
+totl(MqContextC *ctx, void *data)
+{
+    MqSendSTART(ctx);
+    MqSendI64(ctx, __atomic_load_n(&process_total, __ATOMIC_RELAXED));
+    return MqSendRETURN(ctx);
+}
+
 static MkErrorE
 name(MqContextC *ctx, void *data)
 {
@@ -139,7 +163,8 @@ setup(MqContextC *ctx, void *data)
         const char *token;
         MqServiceCallF fn;
     } services[] = {{"ECHO", echo}, {"ECUL", ecul}, {"FAIL", fail},  {"SLEP", slep},
-                    {"EXIT", exit_now}, {"COUN", coun}, {"GETC", getc_}, {"NAME", name}, {"PERS", pers}};
+                    {"EXIT", exit_now}, {"COUN", coun}, {"GETC", getc_}, {"NAME", name}, {"PERS", pers},
+                    {"BYTS", byts}, {"TOTL", totl}};
     for (size_t i = 0; i < sizeof services / sizeof *services; i++)
         if (MqServiceCreate(ctx, services[i].token, services[i].fn, NULL, NULL) != MK_OK)
             return MK_ERROR;
