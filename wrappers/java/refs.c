@@ -49,6 +49,15 @@ static pthread_once_t pool_key_once = PTHREAD_ONCE_INIT;
 static int pool_key_ok;
 static int live; /* holders with a global reference (mqj_held_count) */
 
+/* A holder's end: its global reference deleted, its record freed. */
+static void
+held_free(JNIEnv *env, mqj_held *r)
+{
+    (*env)->DeleteGlobalRef(env, r->h);
+    __atomic_sub_fetch(&live, 1, __ATOMIC_RELAXED);
+    free(r);
+}
+
 static void
 orphan(mqj_held *first, mqj_held *last, int n)
 {
@@ -109,9 +118,7 @@ drain(JNIEnv *env)
                 (*env)->DeleteGlobalRef(env, r->view);
             }
         }
-        (*env)->DeleteGlobalRef(env, r->h);
-        __atomic_sub_fetch(&live, 1, __ATOMIC_RELAXED);
-        free(r);
+        held_free(env, r);
         r = next;
     }
 }
@@ -170,9 +177,7 @@ let_go_slow(JNIEnv *env, mqj_held *r)
     }
     drain_some(env);
     if (pool.n == POOL_MAX) {
-        (*env)->DeleteGlobalRef(env, r->h);
-        __atomic_sub_fetch(&live, 1, __ATOMIC_RELAXED);
-        free(r);
+        held_free(env, r);
         return;
     }
     if (!pool.keyed) { /* the first time: the thread's end hands its pool over */
@@ -211,9 +216,7 @@ mqj_hold_pool_free(void)
     }
     while (r) {
         mqj_held *next = r->next;
-        (*env)->DeleteGlobalRef(env, r->h);
-        __atomic_sub_fetch(&live, 1, __ATOMIC_RELAXED);
-        free(r);
+        held_free(env, r);
         r = next;
     }
     pool.head = NULL;
