@@ -191,10 +191,12 @@ mqi_conn_free(mqi_conn *c)
 {
     if (!c)
         return;
-    if (c->fd >= 0 && c->await_close && all_acknowledged(c))
-        c->reset_on_close = 1; /* nothing left to lose: the server need not close first */
-    else if (c->fd >= 0 && c->await_close)
-        wait_server_close(c);
+    if (c->fd >= 0 && c->await_close) {
+        if (all_acknowledged(c))
+            c->reset_on_close = 1; /* nothing left to lose: the server need not close first */
+        else
+            wait_server_close(c);
+    }
     if (c->io->close)
         c->io->close(c);
     if (c->fd >= 0 && c->reset_on_close)
