@@ -31,7 +31,8 @@ wrappers_ruby_libmqrb_la_SOURCES = \
 	wrappers/ruby/callback.c \
 	wrappers/ruby/bufpool.c \
 	wrappers/ruby/view.c \
-	wrappers/ruby/runtime.h
+	wrappers/ruby/runtime.h \
+	wrappers/ruby/addr_cache.h
 nodist_wrappers_ruby_libmqrb_la_SOURCES = wrappers/ruby/gen/glue.c
 wrappers_ruby_libmqrb_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/wrappers/ruby $(RUBY_CPPFLAGS)
 wrappers_ruby_libmqrb_la_CFLAGS = $(AM_CFLAGS) -fPIC -fvisibility=hidden \

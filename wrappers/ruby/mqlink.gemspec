@@ -20,7 +20,7 @@ Gem::Specification.new do |s|
   s.authors = ["mqlink"]
   s.license = "MIT"
   s.required_ruby_version = ">= 3.0"
-  s.files = %w[extconf.rb runtime.h runtime.c convert.c callback.c bufpool.c view.c gen/glue.c]
+  s.files = %w[extconf.rb runtime.h addr_cache.h runtime.c convert.c callback.c bufpool.c view.c gen/glue.c]
   s.extensions = ["extconf.rb"]
   s.require_paths = ["lib"]
 end

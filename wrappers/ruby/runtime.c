@@ -43,27 +43,21 @@ mqrb_keep_del(mqrb_keep *k)
     k->next = k->prev = NULL;
 }
 
-/* The wrappers of thread-owned objects, by their C address: a slot is
- * taken over by whichever object hashes to it (the wrapper it held stays
- * valid, only no longer found), so the table never grows.  A thread's
- * objects end with the thread, as their wrappers' did before; an address
- * reused by a later thread's object of the same type finds a wrapper that
- * points at that very address.  Marked with the keep list; used with the
- * GVL held. */
-enum { TLS_SLOTS = 32 };
-static struct {
-    void *obj;
-    VALUE wrapper;
-} tls_wrappers[TLS_SLOTS];
+/* The wrappers of thread-owned objects, by their C address (addr_cache.h):
+ * a wrapper pushed out of the table stays valid, only no longer found, so
+ * the table never grows.  A thread's objects end with the thread, as their
+ * wrappers' did before; an address reused by a later thread's object of the
+ * same type finds a wrapper that points at that very address.  Marked with
+ * the keep list; used with the GVL held. */
+enum { TLS_BITS = 5 }; /* 32 sets of 2 */
+static mqrb_addr_set tls_wrappers[1 << TLS_BITS];
 
 static void
 keep_mark(void *p)
 {
     for (mqrb_keep *k = keep_head.next; k != &keep_head; k = k->next)
         rb_gc_mark(k->value);
-    for (int i = 0; i < TLS_SLOTS; i++)
-        if (tls_wrappers[i].wrapper)
-            rb_gc_mark(tls_wrappers[i].wrapper);
+    mqrb_addr_mark(tls_wrappers, TLS_BITS);
     mqrb_src_views_mark();
 }
 
@@ -84,21 +78,26 @@ mqrb_plain_wrap(VALUE klass, const rb_data_type_t *type, void *obj, int owned)
 VALUE
 mqrb_plain_wrap_tls(VALUE klass, const rb_data_type_t *type, void *obj)
 {
-    unsigned i = (unsigned)(((uintptr_t)obj >> 4) % TLS_SLOTS);
-    VALUE w = tls_wrappers[i].wrapper;
+    mqrb_addr_set *set;
+    mqrb_addr_way *way;
+    VALUE w;
 
     if (!obj)
         rb_memerror();
     mqrb_src_end(obj); /* a tls ctor empties the object */
-    if (w && tls_wrappers[i].obj == obj && RTYPEDDATA_TYPE(w) == type &&
+    set = mqrb_addr_set_of(tls_wrappers, TLS_BITS, obj);
+    way = mqrb_addr_find(set, obj);
+    if (way && RTYPEDDATA_TYPE(w = way->value) == type &&
         (RBASIC_CLASS(w) == klass || rb_obj_class(w) == klass)) { /* no singleton: no call */
         /* after a Delete too: the object is still the thread's */
         RTYPEDDATA_DATA(w) = (void *)((uintptr_t)obj | MQRB_BORROWED);
         return w;
     }
     w = mqrb_plain_wrap(klass, type, obj, 0);
-    tls_wrappers[i].obj = obj;
-    tls_wrappers[i].wrapper = w;
+    if (way)
+        way->value = w; /* another class's wrapper of the same object */
+    else
+        mqrb_addr_put(set, obj, w);
     return w;
 }
 

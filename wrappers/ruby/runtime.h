@@ -16,6 +16,8 @@
 
 #include <mqlink.h>
 
+#include "addr_cache.h"
+
 /* ------------------------------------------------------------ plain objects */
 
 /* An object of a plain class (MkBufferC, MkBufferStreamC, ...) holds its
@@ -135,35 +137,26 @@ void mqrb_view_end(VALUE self);
  * value the C call lent; it ends at the next call on src (mqrb_src_end,
  * first in each of their methods, and in CreateTLS, which empties src) and
  * when src is freed (mqrb_src_forget). */
-typedef struct {
-    void *src;
-    VALUE view;
-} mqrb_view_slot;
-enum { MQRB_SRC_VIEWS = 32 };
+enum { MQRB_SRC_VIEW_BITS = 5 }; /* 32 sets of 2 */
 /* An ended view: no object, and the tag that names the view in errors. */
 #define MQRB_SRC_ENDED ((void *)(uintptr_t)MQRB_SRC_VIEW)
-extern mqrb_view_slot mqrb_src_views[MQRB_SRC_VIEWS];
-static inline mqrb_view_slot *
-mqrb_src_slot(void *src)
-{
-    return &mqrb_src_views[((uintptr_t)src >> 4) % MQRB_SRC_VIEWS];
-}
+extern mqrb_addr_set mqrb_src_views[1 << MQRB_SRC_VIEW_BITS];
 VALUE mqrb_src_view_new(void *src, MkBufferC *buf);
 static inline VALUE
 mqrb_src_view(void *src, MkBufferC *buf)
 {
-    mqrb_view_slot *s = mqrb_src_slot(src);
-    if (s->src != src)
+    mqrb_addr_way *w = mqrb_addr_find(mqrb_addr_set_of(mqrb_src_views, MQRB_SRC_VIEW_BITS, src), src);
+    if (!w)
         return mqrb_src_view_new(src, buf); /* makes the buffer */
-    RTYPEDDATA_DATA(s->view) = (void *)((uintptr_t)buf | MQRB_SRC_VIEW);
-    return s->view;
+    RTYPEDDATA_DATA(w->value) = (void *)((uintptr_t)buf | MQRB_SRC_VIEW);
+    return w->value;
 }
 static inline void
 mqrb_src_end(void *src)
 {
-    mqrb_view_slot *s = mqrb_src_slot(src);
-    if (s->src == src)
-        RTYPEDDATA_DATA(s->view) = MQRB_SRC_ENDED;
+    mqrb_addr_way *w = mqrb_addr_find(mqrb_addr_set_of(mqrb_src_views, MQRB_SRC_VIEW_BITS, src), src);
+    if (w)
+        RTYPEDDATA_DATA(w->value) = MQRB_SRC_ENDED;
 }
 void mqrb_src_forget(void *src);
 void mqrb_src_views_mark(void);

@@ -13,23 +13,22 @@
  * C address, not through a wrapper, because one C object may have more than
  * one wrapper (a CreateTLS object whose kept wrapper was replaced).
  *
- * A slot is taken over by whichever source hashes to it: the view it held
- * ends (its source's later calls find no view of theirs), so the table never
- * grows and no view outlives what it points at.  Marked with the keep list;
- * used with the GVL held. */
+ * A new source takes the set's way used less lately (addr_cache.h): the
+ * view it held ends (its source's later calls find no view of theirs), so
+ * the table never grows and no view outlives what it points at.  Marked
+ * with the keep list; used with the GVL held. */
 #include "runtime.h"
 
-mqrb_view_slot mqrb_src_views[MQRB_SRC_VIEWS];
+mqrb_addr_set mqrb_src_views[1 << MQRB_SRC_VIEW_BITS];
 
 VALUE
 mqrb_src_view_new(void *src, MkBufferC *buf)
 {
-    mqrb_view_slot *s = mqrb_src_slot(src);
     VALUE view = TypedData_Wrap_Struct(mqrb_cMkBufferC, &mqrb_MkBufferC_type, MQRB_SRC_ENDED);
-    if (s->view && s->src != src)
-        RTYPEDDATA_DATA(s->view) = MQRB_SRC_ENDED; /* another source's: its view ends */
-    s->src = src;
-    s->view = view;
+    VALUE out = mqrb_addr_put(mqrb_addr_set_of(mqrb_src_views, MQRB_SRC_VIEW_BITS, src), src, view);
+
+    if (out)
+        RTYPEDDATA_DATA(out) = MQRB_SRC_ENDED; /* another source's: its view ends */
     RTYPEDDATA_DATA(view) = (void *)((uintptr_t)buf | MQRB_SRC_VIEW);
     return view;
 }
@@ -37,19 +36,17 @@ mqrb_src_view_new(void *src, MkBufferC *buf)
 void
 mqrb_src_forget(void *src)
 {
-    mqrb_view_slot *s = mqrb_src_slot(src);
-    if (s->src != src)
+    mqrb_addr_way *w = mqrb_addr_find(mqrb_addr_set_of(mqrb_src_views, MQRB_SRC_VIEW_BITS, src), src);
+
+    if (!w)
         return;
-    if (s->view)
-        RTYPEDDATA_DATA(s->view) = MQRB_SRC_ENDED;
-    s->src = NULL;
-    s->view = 0; /* a later object at this address gets a view of its own */
+    RTYPEDDATA_DATA(w->value) = MQRB_SRC_ENDED;
+    w->key = NULL; /* a later object at this address gets a view of its own */
+    w->value = 0;
 }
 
 void
 mqrb_src_views_mark(void)
 {
-    for (int i = 0; i < MQRB_SRC_VIEWS; i++)
-        if (mqrb_src_views[i].view)
-            rb_gc_mark(mqrb_src_views[i].view);
+    mqrb_addr_mark(mqrb_src_views, MQRB_SRC_VIEW_BITS);
 }
