@@ -106,6 +106,7 @@ LINK_SHARED_HELPERS = tests/liblinktest.la link/libmqlink.la kernel/libmkkernel.
 LINK_TESTS = link/fault_test link/persist_test link/block_test \
 	link/transport/pipe/pipe_test link/transport/tcp/tcp_test \
 	link/transport/uds/uds_test link/start/start_test link/start/fork_test \
+	link/start/thread_test \
 	link/limits_test link/option_test link/reconnect_test
 check_PROGRAMS += $(LINK_TESTS)
 TESTS += $(LINK_TESTS) link/layers_test.py link/parent_syscalls_test.sh link/thread_pool_test.sh
@@ -116,6 +117,7 @@ link_transport_tcp_tcp_test_LDADD = $(LINK_TEST_HELPERS)
 link_transport_uds_uds_test_LDADD = $(LINK_TEST_HELPERS)
 link_start_start_test_LDADD = $(LINK_TEST_HELPERS)
 link_start_fork_test_LDADD = $(LINK_TEST_HELPERS)
+link_start_thread_test_LDADD = $(LINK_TEST_HELPERS)
 link_block_test_LDADD = $(LINK_TEST_HELPERS)
 # persistent calls (the module): through the shared library, as a program
 link_fault_test_LDADD = $(LINK_SHARED_HELPERS)

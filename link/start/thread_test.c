@@ -1,0 +1,175 @@
+/* thread_test.c — what only --thread does: links served side by side in
+ * one process.  One link's long service holds up no other link: one idle
+ * since its handshake, a new one, or one that called before.  The long
+ * service waits on a FIFO that the test feeds only after the other links'
+ * calls have been answered, so a link held up behind it would never be
+ * answered (its call fails at its timeout, the case at its time limit): no
+ * timing is measured.  The rule any pool that serves several links with
+ * one thread must keep (issue 16 point 4: a shared wait for idle links,
+ * branch thread7-shared, failed this case when its acceptor ran the
+ * service itself instead of handing its place over first). */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "config.h"
+
+#include "linktest.h"
+
+/* HOLD: open the FIFO named by the string argument and read one byte from
+ * it, then answer. */
+static MkErrorE
+hold(MqContextC *ctx, void *data)
+{
+    const char *path;
+    char b = 0;
+    if (MqReadSTR(ctx, &path) != MK_OK)
+        return MK_ERROR;
+    int fd = open(path, O_RDONLY);
+    if (fd < 0 || read(fd, &b, 1) != 1)
+        return MqErrorSet(ctx, 1, "HOLD: no byte from the FIFO");
+    close(fd);
+    return MqSendRETURN(ctx);
+}
+
+/* PING: answer the I32 argument plus one. */
+static MkErrorE
+ping(MqContextC *ctx, void *data)
+{
+    MK_I32 v;
+    if (MqReadI32(ctx, &v) != MK_OK)
+        return MK_ERROR;
+    MqSendSTART(ctx);
+    MqSendI32(ctx, v + 1);
+    return MqSendRETURN(ctx);
+}
+
+static MkErrorE
+setup(MqContextC *ctx, void *data)
+{
+    if (MqServiceCreate(ctx, "HOLD", hold, NULL, NULL) != MK_OK)
+        return MK_ERROR;
+    return MqServiceCreate(ctx, "PING", ping, NULL, NULL);
+}
+
+static void
+listener(const char *sock)
+{
+    MqContextC *ctx = MqContextCreate();
+    MqConfigSetServerSetup(ctx, setup, NULL, NULL);
+    const char *argv[] = {"threadtest", "--uds", "--file", sock, "--thread", "--timeout", "60"};
+    MqLinkCreate(ctx, 7, argv);
+    _exit(4); /* a listener returns only when it cannot listen */
+}
+
+static MqContextC *
+client(const char *sock)
+{
+    const char *args[] = {"client", "--uds", "--file", sock, "--timeout", "60"};
+    MqContextC *c = MqContextCreate();
+    if (MqLinkCreate(c, 6, args) == MK_OK)
+        return c;
+    MQT_CHECK_MSG(0, "LinkCreate: %s", MqErrorGetText(c));
+    MqContextDelete(c);
+    return NULL;
+}
+
+/* PING on c answered (within the link's timeout, 60 s). */
+static int
+pinged(MqContextC *c, MK_I32 v)
+{
+    MK_I32 back = 0;
+    MqSendSTART(c);
+    MqSendI32(c, v);
+    if (MqSendEND_AND_WAIT(c, "PING", MQ_TIMEOUT_DEFAULT) != MK_OK) {
+        MQT_CHECK_MSG(0, "PING %d: %s", v, MqErrorGetText(c));
+        return 0;
+    }
+    MQT_CHECK(MqReadI32(c, &back) == MK_OK && back == v + 1);
+    return back == v + 1;
+}
+
+/* Wait (60 s at most) until HOLD has the FIFO open for reading: the
+ * FIFO's writing end then opens without waiting. */
+static int
+hold_started(const char *fifo)
+{
+    for (int i = 0; i < 6000; i++) {
+        int fd = open(fifo, O_WRONLY | O_NONBLOCK);
+        if (fd >= 0)
+            return fd;
+        if (errno != ENXIO)
+            break;
+        usleep(10000);
+    }
+    MQT_CHECK_MSG(0, "HOLD did not start: %s", strerror(errno));
+    return -1;
+}
+
+static void
+service_holds_up_no_link(void)
+{
+    char sock[256], fifo[256];
+    snprintf(sock, sizeof sock, "%s", mqt_temp_path("sock"));
+    snprintf(fifo, sizeof fifo, "%s", mqt_temp_path("fifo"));
+    MQT_CHECK(mkfifo(fifo, 0600) == 0);
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        alarm(300);
+        listener(sock);
+    }
+    MQT_CHECK(mqt_wait_for_file(sock, 60000) == 0);
+    MqContextC *busy = client(sock), *idle = client(sock), *called = client(sock);
+    int wfd = -1;
+    if (!busy || !idle || !called)
+        goto out;
+    MQT_CHECK(pinged(called, 1)); /* a link that called before */
+    /* busy's first call is the long one: it leaves the shared wait for it */
+    MqSendSTART(busy);
+    MqSendSTR(busy, fifo);
+    MQT_OK(MqSendEND(busy, "HOLD", MQ_TIMEOUT_DEFAULT), MqErrorGetText(busy));
+    MQT_OK(MqProcessEvent(busy, MQ_WAIT_NO, 0), MqErrorGetText(busy)); /* sends it */
+    if ((wfd = hold_started(fifo)) < 0)
+        goto out;
+    MQT_CHECK(pinged(idle, 10));   /* idle since its handshake until now */
+    MQT_CHECK(pinged(called, 20)); /* has a thread of its own */
+    MqContextC *late = client(sock); /* came while HOLD runs */
+    MQT_CHECK(late && pinged(late, 30));
+    if (late)
+        MqContextDelete(late);
+    MQT_CHECK(write(wfd, "x", 1) == 1); /* HOLD may end now */
+    MQT_CHECK(pinged(busy, 40));       /* after HOLD, on the same link */
+out:
+    if (wfd >= 0)
+        close(wfd);
+    MqContextC *all[] = {busy, idle, called};
+    for (int i = 0; i < 3; i++)
+        if (all[i])
+            MqContextDelete(all[i]);
+    kill(pid, SIGTERM);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    MQT_CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "listener status %d", st);
+}
+
+static const mqt_case cases[] = {
+    {"thread: a long service holds up no other link (idle, new, or serving)",
+     service_holds_up_no_link},
+    {NULL, NULL},
+};
+
+int
+main(int argc, char **argv)
+{
+#ifndef MQ_HAVE_THREADS
+    printf("1..0 # SKIP this build has no threads\n");
+    return 0;
+#endif
+    return mqt_main(argc, argv, cases);
+}
