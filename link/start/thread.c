@@ -44,14 +44,26 @@
  * What a pool thread still waits for per parent is its client's close
  * (uds: the end of file; tcp: _CLS): the thread holds the link from accept
  * to close, as its instance's objects may belong to the thread (a Tcl
- * interpreter per pool thread).  Measured on uds with five parent workers,
- * client and server on one CPU: an instance that closed right after its
- * handshake answer (a scratch build, not a mode) made 0.6 server task
- * switches per parent instead of 1.1-1.2, and 12.4 us server CPU instead
- * of 15.9 (client 16 us either way): about a tenth of a parent's CPU.
- * Taking that tenth needs a thread that serves other links while one is
- * idle, without moving an instance to another thread or making a link
- * wait behind another's long service (issue 16, point 4). */
+ * interpreter per pool thread).  That wait is not where PARENT loses to
+ * its floor (issue 16, point 4).  Measured on uds, five parent workers,
+ * client and server on one CPU as the suite runs them (perf stat over 1 s
+ * of a run, load 6-9): the server makes ~1.1 task switches per parent, the
+ * client ~1.0, and perflimit --connect's server and client as many or
+ * more (1.1-1.3, 1.5-1.7).  The difference is work: the floor's server
+ * makes 4 system calls per parent (accept, read, write, close) and runs
+ * next to no code; this one makes ~5.5 (the poll and the read that find
+ * the client's close: on uds the client closes first) and runs ~5 100
+ * instructions (instance, setup and its services, delete: callgrind, 1 500
+ * parents against 500), the client ~4 100 (its system calls as many as the
+ * floor client's: 6).  A thread that waits on the listening socket and on
+ * every link idle since its handshake at once (epoll; the acceptor never
+ * runs a service, link/start/thread_test.c holds that rule; branch
+ * thread7-shared) cut the server's switches to 0.8-1.0 per parent, but
+ * added an epoll_ctl per link and an epoll_wait per event (on one CPU each
+ * close or connect wakes the waiting thread alone, so it batches little):
+ * 6-7 calls per parent and no less server CPU, so it is not taken.  An
+ * earlier scratch build that closed right after the handshake's answer
+ * saved the poll and the read of the close, which a link cannot skip. */
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
