@@ -312,9 +312,12 @@ worker(void *arg)
         if (!finish(p))
             break;
     }
-    mki_tls_free_all();
+    /* the runtime's end first: ending its objects (a Tcl interpreter's,
+     * a Python thread state's) may run code that uses the thread's
+     * CreateTLS objects */
     if (mqi_thread_end_fn)
         mqi_thread_end_fn();
+    mki_tls_free_all();
     return NULL;
 }
 

@@ -158,9 +158,100 @@ out:
     MQT_CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "listener status %d", st);
 }
 
+/* A pool thread's CreateTLS objects last until its end hook has run: a
+ * runtime's end hook (a Tcl interpreter deleted, a Python thread state
+ * cleared) may run its objects' destructors, which may still use them.
+ * KEEP makes this thread's stream hold 7; the end hook reads it back and
+ * appends what it found to the file named in $MQT_END_LOG. */
+static __thread MkBufferStreamC *kept;
+static const char *end_log;
+
+static MkErrorE
+keep(MqContextC *ctx, void *data)
+{
+    kept = MkBufferStreamCreateTLS("thread-test-keep");
+    MkBufferStreamWriteI32(kept, 7);
+    return MqSendRETURN(ctx);
+}
+
+static void
+thread_end(void)
+{
+    MK_I32 v = 0;
+    if (!kept)
+        return; /* served no KEEP */
+    MkBufferStreamPosToStart(kept);
+    MkErrorE rc = MkBufferStreamReadI32(kept, &v);
+    FILE *f = fopen(end_log, "a");
+    if (f) {
+        fprintf(f, "%s %d\n", rc == MK_OK && v == 7 ? "kept" : "lost", (int)v);
+        fclose(f);
+    }
+}
+
+static void
+thread_start(void)
+{
+}
+
+static MkErrorE
+setup_keep(MqContextC *ctx, void *data)
+{
+    return MqServiceCreate(ctx, "KEEP", keep, NULL, NULL);
+}
+
+static void
+tls_lasts_until_end_hook(void)
+{
+    enum { LINKS = 12 }; /* more than the pool parks (thread.c: MAX_IDLE), so some end */
+    char sock[256], log[256];
+    snprintf(sock, sizeof sock, "%s", mqt_temp_path("sock"));
+    snprintf(log, sizeof log, "%s", mqt_temp_path("endlog"));
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        alarm(300);
+        end_log = log;
+        MqSetThreadHooks(thread_start, thread_end); /* both or none */
+        MqContextC *ctx = MqContextCreate();
+        MqConfigSetServerSetup(ctx, setup_keep, NULL, NULL);
+        const char *argv[] = {"threadtest", "--uds", "--file", sock, "--thread", "--timeout", "60"};
+        MqLinkCreate(ctx, 7, argv);
+        _exit(4);
+    }
+    MQT_CHECK(mqt_wait_for_file(sock, 60000) == 0);
+    MqContextC *c[LINKS] = {0};
+    for (int i = 0; i < LINKS; i++) /* all open at once: a thread each */
+        if ((c[i] = client(sock)) != NULL)
+            MQT_OK(MqSendEND_AND_WAIT(c[i], "KEEP", MQ_TIMEOUT_DEFAULT), MqErrorGetText(c[i]));
+    for (int i = 0; i < LINKS; i++)
+        if (c[i])
+            MqContextDelete(c[i]);
+    MQT_CHECK_MSG(mqt_wait_for_file(log, 30000) == 0, "no pool thread ended");
+    usleep(200000); /* the other ending threads' lines */
+    FILE *f = fopen(log, "r");
+    char line[64];
+    int kept_n = 0, lost_n = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, "kept 7", 6) == 0)
+            kept_n++;
+        else
+            lost_n++;
+    if (f)
+        fclose(f);
+    MQT_CHECK_MSG(kept_n > 0 && lost_n == 0, "end hooks: %d found their stream, %d did not", kept_n,
+                  lost_n);
+    kill(pid, SIGTERM);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    MQT_CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "listener status %d", st);
+}
+
 static const mqt_case cases[] = {
     {"thread: a long service holds up no other link (idle, new, or serving)",
      service_holds_up_no_link},
+    {"thread: a pool thread's CreateTLS objects last until its end hook has run",
+     tls_lasts_until_end_hook},
     {NULL, NULL},
 };
 
