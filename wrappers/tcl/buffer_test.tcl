@@ -116,6 +116,28 @@ case "tls objects are the thread's: the same object every time" {
     check {$a eq $b && $a ne $c} "$a $b $c"
 }
 
+# classcmd.c answers a CreateTLS with the same name value as the class's
+# last one from its own record: it must still empty the object, tell names
+# by their text, and forget an object that was destroyed.
+case "CreateTLS again: the same object emptied, names by text, a destroyed one made anew" {
+    foreach {cls put count} {MkBufferStreamC WriteI32 Count MkBufferListC AppendI32 Size} {
+        set name again-$cls
+        set a [$cls CreateTLS $name]
+        $a $put 1
+        set b [$cls CreateTLS $name]
+        check {$b eq $a && [$b $count] == 0} "$cls: $a then $b holding [$b $count]"
+        check {[$cls CreateTLS [string cat again- $cls]] eq $a} "$cls: the name as another value"
+        set o [$cls CreateTLS other-$cls]
+        check {$o ne $a && [$cls CreateTLS $name] eq $a} "$cls: two names in turn"
+        $a $put 2
+        $a destroy
+        set c [$cls CreateTLS $name]
+        check {[info commands $c] ne "" && [$c $count] == 0} "$cls: after destroy: $c"
+        $c $put 3
+        check {[$c $count] == 1} "$cls: the new object works"
+    }
+}
+
 case "a deleted object raises" {
     set b [MkBufferC new]
     $b Delete
