@@ -109,6 +109,36 @@ case "buffer values keep their type and free themselves" {
     foreach o [list $s $l $b] {$o Delete}
 }
 
+# A method's buffer value is the thread's spare value reused while nothing
+# else holds it (buffer.c): kept values must stay what they were.
+case "buffer values made, kept and freed in turn keep their own values and types" {
+    set s [MkBufferStreamC new]
+    $s WriteI32 1
+    $s WriteSTR two
+    $s WriteDBL 3.5
+    $s WriteSTR four
+    $s WriteI64 5
+    $s PosToStart
+    set a [$s ReadBUF]
+    set b [$s ReadBUF]
+    unset a
+    set c [$s ReadBUF]
+    set kept [list $b $c [$s ReadBUF] [$s ReadBUF]]
+    check {$kept eq {two 3.5 four 5}} "kept: $kept"
+    set l [MkBufferListC new]
+    foreach v $kept {$l AppendBUF $v}
+    set o [MkBufferC new]
+    set types {}
+    for {set i 0} {$i < [$l Size]} {incr i} {
+        $o Copy [$l IndexGet $i]
+        lappend types [mqlink::MkTypeName [$o GetType]]
+    }
+    check {$types eq {STR DBL STR I64}} "types: $types"
+    $o Delete
+    $l Delete
+    $s Delete
+}
+
 case "tls objects are the thread's: the same object every time" {
     set a [MkBufferStreamC CreateTLS t1]
     set b [MkBufferStreamC CreateTLS t1]
