@@ -109,11 +109,63 @@ case "buffer values keep their type and free themselves" {
     foreach o [list $s $l $b] {$o Delete}
 }
 
+# A method's buffer value is the thread's spare value reused while nothing
+# else holds it (buffer.c): kept values must stay what they were.
+case "buffer values made, kept and freed in turn keep their own values and types" {
+    set s [MkBufferStreamC new]
+    $s WriteI32 1
+    $s WriteSTR two
+    $s WriteDBL 3.5
+    $s WriteSTR four
+    $s WriteI64 5
+    $s PosToStart
+    set a [$s ReadBUF]
+    set b [$s ReadBUF]
+    unset a
+    set c [$s ReadBUF]
+    set kept [list $b $c [$s ReadBUF] [$s ReadBUF]]
+    check {$kept eq {two 3.5 four 5}} "kept: $kept"
+    set l [MkBufferListC new]
+    foreach v $kept {$l AppendBUF $v}
+    set o [MkBufferC new]
+    set types {}
+    for {set i 0} {$i < [$l Size]} {incr i} {
+        $o Copy [$l IndexGet $i]
+        lappend types [mqlink::MkTypeName [$o GetType]]
+    }
+    check {$types eq {STR DBL STR I64}} "types: $types"
+    $o Delete
+    $l Delete
+    $s Delete
+}
+
 case "tls objects are the thread's: the same object every time" {
     set a [MkBufferStreamC CreateTLS t1]
     set b [MkBufferStreamC CreateTLS t1]
     set c [MkBufferStreamC CreateTLS t2]
     check {$a eq $b && $a ne $c} "$a $b $c"
+}
+
+# classcmd.c answers a CreateTLS with the same name value as the class's
+# last one from its own record: it must still empty the object, tell names
+# by their text, and forget an object that was destroyed.
+case "CreateTLS again: the same object emptied, names by text, a destroyed one made anew" {
+    foreach {cls put count} {MkBufferStreamC WriteI32 Count MkBufferListC AppendI32 Size} {
+        set name again-$cls
+        set a [$cls CreateTLS $name]
+        $a $put 1
+        set b [$cls CreateTLS $name]
+        check {$b eq $a && [$b $count] == 0} "$cls: $a then $b holding [$b $count]"
+        check {[$cls CreateTLS [string cat again- $cls]] eq $a} "$cls: the name as another value"
+        set o [$cls CreateTLS other-$cls]
+        check {$o ne $a && [$cls CreateTLS $name] eq $a} "$cls: two names in turn"
+        $a $put 2
+        $a destroy
+        set c [$cls CreateTLS $name]
+        check {[info commands $c] ne "" && [$c $count] == 0} "$cls: after destroy: $c"
+        $c $put 3
+        check {[$c $count] == 1} "$cls: the new object works"
+    }
 }
 
 case "a deleted object raises" {

@@ -19,6 +19,8 @@
 #define HAVE_UNISTD_H 1 /* tclUnixPort.h: the system's unistd.h, not Tcl's compat one */
 #include <tclInt.h>
 
+#include <string.h>
+
 #include "module.h"
 
 /* TclOO's NRE procedure of an object command: one function for every
@@ -37,6 +39,75 @@ class_index(mqtcl_state *st, ClientData o)
     return -1;
 }
 
+/* ------------------------------------------------------------ CreateTLS
+ * A service asks for its stream or list by the same literal name on every
+ * message (`MkBufferStreamC CreateTLS perfserver-BUST`).  The ctor finds the
+ * thread's object by its name's text (mki_tls_find), empties it and looks
+ * its Tcl object up by the C pointer (runtime.c's tls table): ~250
+ * instructions.  So each class keeps its last CreateTLS: the name value
+ * (a reference held, so the same Tcl_Obj has the same text: no one may
+ * change a shared value) and the object, which the same name value gets
+ * again, emptied with the class's own Reset.  The record goes with its
+ * object (mqtcl_tls_forget from runtime.c's meta_delete), and every other
+ * name takes the ctor's way and becomes the record. */
+
+static void
+tls_drop(mqtcl_state *st, int cls)
+{
+    if (st->tls_last[cls].name)
+        Tcl_DecrRefCount(st->tls_last[cls].name);
+    memset(&st->tls_last[cls], 0, sizeof st->tls_last[cls]);
+}
+
+void
+mqtcl_tls_forget(mqtcl_state *st, mqtcl_obj *self)
+{
+    for (int i = 0; i < MQTCL_CLASS_COUNT; i++)
+        if (st->tls_last[i].name && (!self || st->tls_last[i].self == self))
+            tls_drop(st, i);
+}
+
+/* The class's last object again, emptied by its Reset. */
+static int
+tls_again(Tcl_Interp *interp, mqtcl_state *st, int cls)
+{
+    mqtcl_obj *self = st->tls_last[cls].self;
+
+    if (self->methods[st->tls_last[cls].reset].fn(interp, self, 0, NULL) != TCL_OK)
+        return TCL_ERROR;
+    Tcl_SetObjResult(interp, self->name);
+    return TCL_OK;
+}
+
+/* ctor c of class cls: the last CreateTLS's object again for the same name
+ * value, else the ctor; a CreateTLS's object becomes the class's record. */
+static int
+ctor_run(Tcl_Interp *interp, mqtcl_state *st, int cls, const mqtcl_ctor *c, int objc,
+         Tcl_Obj *const objv[])
+{
+    mqtcl_obj *made;
+    int rc, reset;
+
+    if (objc == 3 && st->tls_last[cls].name == objv[2] && st->tls_last[cls].ctor == c)
+        return tls_again(interp, st, cls);
+    if (objc != 3 || strcmp(c->name, "CreateTLS") != 0)
+        return c->fn(interp, objc - 2, objv + 2);
+    st->tls_made = NULL;
+    rc = c->fn(interp, objc - 2, objv + 2);
+    made = st->tls_made;
+    st->tls_made = NULL;
+    reset = mqtcl_method_find(cls, "Reset");
+    if (rc != TCL_OK || !made || !made->c || !made->name || reset < 0)
+        return rc;
+    tls_drop(st, cls);
+    st->tls_last[cls].ctor = c;
+    st->tls_last[cls].name = objv[2];
+    Tcl_IncrRefCount(objv[2]);
+    st->tls_last[cls].self = made;
+    st->tls_last[cls].reset = reset;
+    return TCL_OK;
+}
+
 static int
 class_cmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 {
@@ -48,7 +119,7 @@ class_cmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
         (ctors = mqtcl_classes[cls].ctors) &&
         Tcl_GetIndexFromObjStruct(NULL, objv[1], ctors, sizeof *ctors, "", TCL_EXACT, &i) ==
             TCL_OK)
-        return ctors[i].fn(interp, objc - 2, objv + 2);
+        return ctor_run(interp, st, cls, &ctors[i], objc, objv);
     return __atomic_load_n(&oo_nre, __ATOMIC_RELAXED)(cd, interp, objc, objv);
 }
 

@@ -50,6 +50,15 @@ typedef struct mqtcl_state {
     mqtcl_kept factory_class; /* the server instances' class name (callback.c) */
     unsigned long next_id;   /* names of new objects (runtime.c) */
     Tcl_Object class_objs[MQTCL_CLASS_COUNT]; /* the classes as objects (classcmd.c) */
+    /* each class's last CreateTLS (classcmd.c): the ctor, the name value
+     * (a reference held), the object it gave and its class's Reset */
+    struct {
+        const void *ctor;
+        Tcl_Obj *name;
+        mqtcl_obj *self;
+        int reset;
+    } tls_last[MQTCL_CLASS_COUNT];
+    mqtcl_obj *tls_made;     /* the object mqtcl_new_object last gave a tls ctor */
 } mqtcl_state;
 
 mqtcl_state *mqtcl_state_of(Tcl_Interp *interp);
@@ -112,6 +121,9 @@ mqtcl_ctx_my(mqtcl_obj *self)
 /* classcmd.c: class cls's command (co's, a TclOO class object) runs the
  * class's ctors itself and hands anything else to TclOO. */
 int mqtcl_class_cmd_install(Tcl_Interp *interp, mqtcl_state *st, int cls, Tcl_Object co);
+/* Forget self as a class's last CreateTLS (it goes), or every one (self
+ * NULL: the interpreter goes). */
+void mqtcl_tls_forget(mqtcl_state *st, mqtcl_obj *self);
 /* Free the thread's spare object records (before its interpreter goes). */
 void mqtcl_objs_release(void);
 /* Set up the package in interp; idempotent. */

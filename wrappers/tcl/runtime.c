@@ -107,6 +107,7 @@ meta_delete(ClientData data)
         Tcl_HashEntry *e = Tcl_FindHashEntry(&st->tls, self->c);
         if (e && Tcl_GetHashValue(e) == self)
             Tcl_DeleteHashEntry(e);
+        mqtcl_tls_forget(st, self);
     }
     if (self->fast) { /* NULL first: object_cmd_deleted must not destroy us again */
         Tcl_Command fast = self->fast;
@@ -626,6 +627,7 @@ mqtcl_new_object(Tcl_Interp *interp, int cls, void *c, int owned)
     if (!isnew) {
         self = Tcl_GetHashValue(e);
         Tcl_SetObjResult(interp, self->name ? self->name : Tcl_GetObjectName(interp, self->obj));
+        st->tls_made = self;
         return TCL_OK;
     }
     Tcl_DeleteHashEntry(e);
@@ -634,6 +636,7 @@ mqtcl_new_object(Tcl_Interp *interp, int cls, void *c, int owned)
     Tcl_SetObjResult(interp, self->name ? self->name : Tcl_GetObjectName(interp, self->obj));
     e = Tcl_CreateHashEntry(&st->tls, c, &isnew);
     Tcl_SetHashValue(e, self);
+    st->tls_made = self;
     return TCL_OK;
 }
 
@@ -700,6 +703,7 @@ state_free(ClientData cd, Tcl_Interp *interp)
         ckfree(Tcl_GetHashValue(e));
     Tcl_DeleteHashTable(&st->overrides);
     Tcl_DeleteHashTable(&st->tls);
+    mqtcl_tls_forget(st, NULL);
     if (st->word_my.obj)
         Tcl_DecrRefCount(st->word_my.obj);
     if (st->setup_method.obj)
