@@ -403,6 +403,13 @@ typedef struct {
     MkErrorE rc;
 } call_args;
 
+/* Every service and callback enters Ruby here, under rb_protect.  It is the
+ * cheapest correct entry Ruby 3.1's C API offers: an empty method costs 623
+ * instructions per call, of which rb_funcallv's own method search, frame
+ * and rb_vm_exec are 538 and rb_protect 85; rb_rescue2 costs 649, a cached
+ * Method (rb_method_call) 700, its Proc 902 (callgrind, 100 000 calls from a
+ * C loop).  No protection at all is not an option: an exception would jump
+ * across the library's frames. */
 static VALUE
 invoke(VALUE p)
 {
