@@ -134,7 +134,8 @@ for mode in $modes; do
             elif [ "$status" != 0 ]; then not_ok "$what: listener exit status $status, not 0"
             elif [ -e "$tmp/s" ]; then not_ok "$what: socket file left"
             else
-                echo >&3; sleep 0.5
+                echo >&3 # the second answer: 60 s at most, as slow as the machine is
+                i=0; while [ "$(grep -c "echo" "$tmp/out")" -lt 2 ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i + 1)); done
                 if [ "$(grep -c "echo ok" "$tmp/out")" = 2 ]; then
                     ok "$what: listener exit 0, the instance still answers"
                 else
