@@ -58,10 +58,10 @@ setup(MqContextC *ctx, void *data)
 }
 
 static void
-listener(const char *sock)
+listener(const char *sock, MqServiceCallF setup_fn)
 {
     MqContextC *ctx = MqContextCreate();
-    MqConfigSetServerSetup(ctx, setup, NULL, NULL);
+    MqConfigSetServerSetup(ctx, setup_fn, NULL, NULL);
     const char *argv[] = {"threadtest", "--uds", "--file", sock, "--thread", "--timeout", "60"};
     MqLinkCreate(ctx, 7, argv);
     _exit(4); /* a listener returns only when it cannot listen */
@@ -122,7 +122,7 @@ service_holds_up_no_link(void)
     pid_t pid = fork();
     if (pid == 0) {
         alarm(300);
-        listener(sock);
+        listener(sock, setup);
     }
     MQT_CHECK(mqt_wait_for_file(sock, 60000) == 0);
     MqContextC *busy = client(sock), *idle = client(sock), *called = client(sock);
@@ -162,7 +162,7 @@ out:
  * runtime's end hook (a Tcl interpreter deleted, a Python thread state
  * cleared) may run its objects' destructors, which may still use them.
  * KEEP makes this thread's stream hold 7; the end hook reads it back and
- * appends what it found to the file named in $MQT_END_LOG. */
+ * appends what it found to the file end_log names. */
 static __thread MkBufferStreamC *kept;
 static const char *end_log;
 
@@ -213,11 +213,7 @@ tls_lasts_until_end_hook(void)
         alarm(300);
         end_log = log;
         MqSetThreadHooks(thread_start, thread_end); /* both or none */
-        MqContextC *ctx = MqContextCreate();
-        MqConfigSetServerSetup(ctx, setup_keep, NULL, NULL);
-        const char *argv[] = {"threadtest", "--uds", "--file", sock, "--thread", "--timeout", "60"};
-        MqLinkCreate(ctx, 7, argv);
-        _exit(4);
+        listener(sock, setup_keep);
     }
     MQT_CHECK(mqt_wait_for_file(sock, 60000) == 0);
     MqContextC *c[LINKS] = {0};
