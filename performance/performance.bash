@@ -94,6 +94,20 @@ same) CLIENT_PIN=(taskset -c 0) SERVER_PIN=(taskset -c 0) ;;
 split) CLIENT_PIN=(taskset -c 0) SERVER_PIN=(taskset -c 1) SERVER_CPU=(1) ;;
 esac
 
+# ------------------------------------------------------------------- Ruby
+# Ruby runs with YJIT, its JIT, when the interpreter has it (3.1 and later,
+# built with it), as a Ruby server in production does.  Its executable
+# memory is 8 MiB: the default 256 MiB is mapped and touched at every start
+# (a bare start with mqlink loaded 52 -> 219 ms, pipe PARENT 18 -> 3 per
+# second); 8 MiB holds the suite's code.  RUBYOPT reaches every Ruby of the
+# Ruby rows: the server, its bare start, its socket baseline and the floor
+# program (perffloor-ruby starts Ruby through ruby_options, which reads it).
+RUBY_JIT="--yjit --yjit-exec-mem-size=8"
+if command -v ruby >/dev/null 2>&1 &&
+    ruby $RUBY_JIT -e 'exit(RubyVM::YJIT.enabled? ? 0 : 1)' >/dev/null 2>&1; then
+    export RUBYOPT="${RUBYOPT:+$RUBYOPT }$RUBY_JIT"
+fi
+
 # ------------------------------------------------------- servers and cleanup
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/mqperf.XXXXXX")
 SERVER_PGIDS=()

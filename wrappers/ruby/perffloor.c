@@ -193,7 +193,10 @@ main(int argc, char **argv)
 
     floor_options(&z, argc, argv, &script);
     ruby_init();
-    ruby_init_loadpath();
+    /* through ruby_options, as the ruby command starts: it sets the load
+     * path and reads RUBYOPT, so the floor runs the Ruby the server runs
+     * (performance.bash turns YJIT on there) */
+    ruby_options(3, (char *[]){"perffloor-ruby", "-e", "", NULL});
     rb_eval_string("class PerfFloorEmpty; def NTHT; end; end");
     ntht.obj = rb_eval_string("PerfFloorEmpty.new");
     rb_gc_register_mark_object(ntht.obj);
