@@ -57,14 +57,35 @@ setup(MqContextC *ctx, void *data)
     return MqServiceCreate(ctx, "PING", ping, NULL, NULL);
 }
 
-static void
-listener(const char *sock, MqServiceCallF setup_fn)
+/* A --thread listener on sock in a child process, setup_fn its
+ * ServerSetup, start and end its thread hooks (NULL: none); its pid once
+ * the socket exists. */
+static pid_t
+listener_start(const char *sock, MqServiceCallF setup_fn, MqThreadHookF start, MqThreadHookF end)
 {
-    MqContextC *ctx = MqContextCreate();
-    MqConfigSetServerSetup(ctx, setup_fn, NULL, NULL);
-    const char *argv[] = {"threadtest", "--uds", "--file", sock, "--thread", "--timeout", "60"};
-    MqLinkCreate(ctx, 7, argv);
-    _exit(4); /* a listener returns only when it cannot listen */
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        alarm(300);
+        MqSetThreadHooks(start, end);
+        MqContextC *ctx = MqContextCreate();
+        MqConfigSetServerSetup(ctx, setup_fn, NULL, NULL);
+        const char *argv[] = {"threadtest", "--uds", "--file", sock, "--thread", "--timeout", "60"};
+        MqLinkCreate(ctx, 7, argv);
+        _exit(4); /* a listener returns only when it cannot listen */
+    }
+    MQT_CHECK(mqt_wait_for_file(sock, 60000) == 0);
+    return pid;
+}
+
+/* SIGTERM ends the listener, which must exit 0. */
+static void
+listener_stop(pid_t pid)
+{
+    int st = 0;
+    kill(pid, SIGTERM);
+    waitpid(pid, &st, 0);
+    MQT_CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "listener status %d", st);
 }
 
 static MqContextC *
@@ -118,13 +139,7 @@ service_holds_up_no_link(void)
     snprintf(sock, sizeof sock, "%s", mqt_temp_path("sock"));
     snprintf(fifo, sizeof fifo, "%s", mqt_temp_path("fifo"));
     MQT_CHECK(mkfifo(fifo, 0600) == 0);
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid == 0) {
-        alarm(300);
-        listener(sock, setup);
-    }
-    MQT_CHECK(mqt_wait_for_file(sock, 60000) == 0);
+    pid_t pid = listener_start(sock, setup, NULL, NULL);
     MqContextC *busy = client(sock), *idle = client(sock), *called = client(sock);
     int wfd = -1;
     if (!busy || !idle || !called)
@@ -152,10 +167,7 @@ out:
     for (int i = 0; i < 3; i++)
         if (all[i])
             MqContextDelete(all[i]);
-    kill(pid, SIGTERM);
-    int st = 0;
-    waitpid(pid, &st, 0);
-    MQT_CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "listener status %d", st);
+    listener_stop(pid);
 }
 
 /* A pool thread's CreateTLS objects last until its end hook has run: a
@@ -207,15 +219,8 @@ tls_lasts_until_end_hook(void)
     char sock[256], log[256];
     snprintf(sock, sizeof sock, "%s", mqt_temp_path("sock"));
     snprintf(log, sizeof log, "%s", mqt_temp_path("endlog"));
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid == 0) {
-        alarm(300);
-        end_log = log;
-        MqSetThreadHooks(thread_start, thread_end); /* both or none */
-        listener(sock, setup_keep);
-    }
-    MQT_CHECK(mqt_wait_for_file(sock, 60000) == 0);
+    end_log = log;
+    pid_t pid = listener_start(sock, setup_keep, thread_start, thread_end); /* both or none */
     MqContextC *c[LINKS] = {0};
     for (int i = 0; i < LINKS; i++) /* all open at once: a thread each */
         if ((c[i] = client(sock)) != NULL)
@@ -237,10 +242,7 @@ tls_lasts_until_end_hook(void)
         fclose(f);
     MQT_CHECK_MSG(kept_n > 0 && lost_n == 0, "end hooks: %d found their stream, %d did not", kept_n,
                   lost_n);
-    kill(pid, SIGTERM);
-    int st = 0;
-    waitpid(pid, &st, 0);
-    MQT_CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "listener status %d", st);
+    listener_stop(pid);
 }
 
 static const mqt_case cases[] = {
