@@ -58,6 +58,17 @@ mqrb_addr_put(mqrb_addr_set *s, void *key, VALUE value)
     return out;
 }
 
+/* Empties way w of set s, the set's other entry first: put takes the
+ * second way, which must be the empty one while the set has one. */
+static inline void
+mqrb_addr_drop(mqrb_addr_set *s, mqrb_addr_way *w)
+{
+    if (w == &s->way[0])
+        s->way[0] = s->way[1];
+    s->way[1].key = NULL;
+    s->way[1].value = 0;
+}
+
 static inline void
 mqrb_addr_mark(const mqrb_addr_set *table, unsigned bits)
 {

@@ -141,11 +141,16 @@ enum { MQRB_SRC_VIEW_BITS = 5 }; /* 32 sets of 2 */
 /* An ended view: no object, and the tag that names the view in errors. */
 #define MQRB_SRC_ENDED ((void *)(uintptr_t)MQRB_SRC_VIEW)
 extern mqrb_addr_set mqrb_src_views[1 << MQRB_SRC_VIEW_BITS];
+static inline mqrb_addr_set *
+mqrb_src_set(const void *src)
+{
+    return mqrb_addr_set_of(mqrb_src_views, MQRB_SRC_VIEW_BITS, src);
+}
 VALUE mqrb_src_view_new(void *src, MkBufferC *buf);
 static inline VALUE
 mqrb_src_view(void *src, MkBufferC *buf)
 {
-    mqrb_addr_way *w = mqrb_addr_find(mqrb_addr_set_of(mqrb_src_views, MQRB_SRC_VIEW_BITS, src), src);
+    mqrb_addr_way *w = mqrb_addr_find(mqrb_src_set(src), src);
     if (!w)
         return mqrb_src_view_new(src, buf); /* makes the buffer */
     RTYPEDDATA_DATA(w->value) = (void *)((uintptr_t)buf | MQRB_SRC_VIEW);
@@ -154,7 +159,7 @@ mqrb_src_view(void *src, MkBufferC *buf)
 static inline void
 mqrb_src_end(void *src)
 {
-    mqrb_addr_way *w = mqrb_addr_find(mqrb_addr_set_of(mqrb_src_views, MQRB_SRC_VIEW_BITS, src), src);
+    mqrb_addr_way *w = mqrb_addr_find(mqrb_src_set(src), src);
     if (w)
         RTYPEDDATA_DATA(w->value) = MQRB_SRC_ENDED;
 }

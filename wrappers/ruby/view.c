@@ -25,7 +25,7 @@ VALUE
 mqrb_src_view_new(void *src, MkBufferC *buf)
 {
     VALUE view = TypedData_Wrap_Struct(mqrb_cMkBufferC, &mqrb_MkBufferC_type, MQRB_SRC_ENDED);
-    VALUE out = mqrb_addr_put(mqrb_addr_set_of(mqrb_src_views, MQRB_SRC_VIEW_BITS, src), src, view);
+    VALUE out = mqrb_addr_put(mqrb_src_set(src), src, view);
 
     if (out)
         RTYPEDDATA_DATA(out) = MQRB_SRC_ENDED; /* another source's: its view ends */
@@ -36,13 +36,13 @@ mqrb_src_view_new(void *src, MkBufferC *buf)
 void
 mqrb_src_forget(void *src)
 {
-    mqrb_addr_way *w = mqrb_addr_find(mqrb_addr_set_of(mqrb_src_views, MQRB_SRC_VIEW_BITS, src), src);
+    mqrb_addr_set *set = mqrb_src_set(src);
+    mqrb_addr_way *w = mqrb_addr_find(set, src);
 
     if (!w)
         return;
     RTYPEDDATA_DATA(w->value) = MQRB_SRC_ENDED;
-    w->key = NULL; /* a later object at this address gets a view of its own */
-    w->value = 0;
+    mqrb_addr_drop(set, w); /* a later object at this address gets a view of its own */
 }
 
 void
