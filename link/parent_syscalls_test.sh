@@ -127,6 +127,20 @@ per_parent() {
         exit !((b - a) / 100 <= m && (l == "none" || (b - a) / 100 >= l)) }'
 }
 
+# at_most SIDE TP MODE SYSCALL MAX: SYSCALL per parent is at most MAX in
+# each of the two runs, its start-up calls counted in.  For a call whose
+# number per parent depends on timing (the client's reset after an
+# acknowledged _CLS, its wait for the server's close otherwise), where the
+# difference of the runs is no per-parent figure: 119 SO_LINGER ... calls
+# for 100 parents and 355 for 200 under load made "2.36 per parent".
+at_most() {
+    a=$(count "$1" "$2" "$3" 100 "$4") b=$(count "$1" "$2" "$3" 200 "$4")
+    echo "$1 $2 $3: $4 $a for 100 parents, $b for 200"
+    awk -v a="$a" -v b="$b" -v m="$5" 'BEGIN {
+        printf "%.2f and %.2f per parent, at most %s\n", a / 100, b / 200, m
+        exit !(a / 100 <= m && b / 200 <= m) }'
+}
+
 echo "1..10"
 if ! command -v strace >/dev/null 2>&1 || ! strace -o /dev/null true 2>/dev/null; then
     for t in 1 2 3 4 5 6 7 8 9 10; do echo "ok $t # SKIP strace missing or not allowed to trace"; done
@@ -163,12 +177,12 @@ fi
 check "tcp client: one read per parent (the handshake's)" per_parent client tcp fork recvfrom 1.3
 # before: 2 per parent (TCP_NODELAY at connect and SO_RCVTIMEO); then 1; now
 # the reset's SO_LINGER too, where the server acknowledged _CLS
-check "tcp client: at most two setsockopt per parent (no TCP_NODELAY)" per_parent client tcp fork setsockopt 2.3
+check "tcp client: at most two setsockopt per parent (no TCP_NODELAY)" at_most client tcp fork setsockopt 2.3
 # 1 per parent while the client always waited for the server's close after
 # _CLS; now only where _CLS was not acknowledged when it looked.  How many
 # that are depends on timing (the server's TCP_QUICKACK must come before
 # the client's _CLS: 0.02 per parent on --thread uninstrumented, 0.61 on
 # --fork under ASan and strace), so only the upper bound is pinned: never
 # more than one wait per parent.
-check "tcp client: at most one wait for the server's close per parent" per_parent client tcp fork poll 1.3
+check "tcp client: at most one wait for the server's close per parent" at_most client tcp fork poll 1.3
 [ $failed -eq 0 ]
