@@ -157,6 +157,9 @@ case "CreateTLS again: the same object emptied, names by text, a destroyed one m
         set b [$cls CreateTLS $name]
         check {$b eq $a && [$b $count] == 0} "$cls: $a then $b holding [$b $count]"
         check {[$cls CreateTLS [string cat again- $cls]] eq $a} "$cls: the name as another value"
+        check {[$cls [string cat Create TLS] $name] eq $a} "$cls: the word as another value"
+        set e [raises {$cls Create $name}]
+        check {[string match "*Create*" [lindex $e 0]]} "$cls: Create with the same name: $e"
         set o [$cls CreateTLS other-$cls]
         check {$o ne $a && [$cls CreateTLS $name] eq $a} "$cls: two names in turn"
         $a $put 2

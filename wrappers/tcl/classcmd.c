@@ -49,13 +49,18 @@ class_index(mqtcl_state *st, ClientData o)
  * change a shared value) and the object, which the same name value gets
  * again, emptied with the class's own Reset.  The record goes with its
  * object (mqtcl_tls_forget from runtime.c's meta_delete), and every other
- * name takes the ctor's way and becomes the record. */
+ * name takes the ctor's way and becomes the record.  The ctor's word value
+ * is kept the same way: a call with the same word and name values (the
+ * literals of a service's `MkBufferStreamC CreateTLS perfserver-BUST`) is
+ * told before the word's lookup in the ctor table (class_cmd). */
 
 static void
 tls_drop(mqtcl_state *st, int cls)
 {
     if (st->tls_last[cls].name)
         Tcl_DecrRefCount(st->tls_last[cls].name);
+    if (st->tls_last[cls].word)
+        Tcl_DecrRefCount(st->tls_last[cls].word);
     memset(&st->tls_last[cls], 0, sizeof st->tls_last[cls]);
 }
 
@@ -103,6 +108,8 @@ ctor_run(Tcl_Interp *interp, mqtcl_state *st, int cls, const mqtcl_ctor *c, int 
     st->tls_last[cls].ctor = c;
     st->tls_last[cls].name = objv[2];
     Tcl_IncrRefCount(objv[2]);
+    st->tls_last[cls].word = objv[1];
+    Tcl_IncrRefCount(objv[1]);
     st->tls_last[cls].self = made;
     st->tls_last[cls].reset = reset;
     return TCL_OK;
@@ -115,6 +122,11 @@ class_cmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     const mqtcl_ctor *ctors;
     int cls, i;
 
+    if (objc == 3 && st)
+        for (cls = 0; cls < MQTCL_CLASS_COUNT; cls++)
+            if (st->tls_last[cls].name == objv[2] && st->tls_last[cls].word == objv[1] &&
+                st->class_objs[cls] == (Tcl_Object)cd)
+                return tls_again(interp, st, cls);
     if (objc >= 2 && st && (cls = class_index(st, cd)) >= 0 &&
         (ctors = mqtcl_classes[cls].ctors) &&
         Tcl_GetIndexFromObjStruct(NULL, objv[1], ctors, sizeof *ctors, "", TCL_EXACT, &i) ==

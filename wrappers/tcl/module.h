@@ -50,10 +50,12 @@ typedef struct mqtcl_state {
     mqtcl_kept factory_class; /* the server instances' class name (callback.c) */
     unsigned long next_id;   /* names of new objects (runtime.c) */
     Tcl_Object class_objs[MQTCL_CLASS_COUNT]; /* the classes as objects (classcmd.c) */
-    /* each class's last CreateTLS (classcmd.c): the ctor, the name value
-     * (a reference held), the object it gave and its class's Reset */
+    /* each class's last CreateTLS (classcmd.c): the ctor, its word and
+     * the name value (a reference held on each), the object it gave and
+     * its class's Reset */
     struct {
         const void *ctor;
+        Tcl_Obj *word;
         Tcl_Obj *name;
         mqtcl_obj *self;
         int reset;
