@@ -13,8 +13,9 @@
  *
  * Tcl_SetNamespaceResolvers is in Tcl's internal stub table (tclInt.h);
  * only this file and classcmd.c include the private headers (also for TclOO's epoch,
- * mqtcl_oo_epoch, a class's constructors, mqtcl_class_ctor_only, and the
- * interpreter's frames, mqtcl_call_my_global). */
+ * mqtcl_oo_epoch, a class's constructors, mqtcl_class_ctor_only, the
+ * interpreter's frames, mqtcl_call_my_global, and where its result is,
+ * mqtcl_result_offset). */
 #define HAVE_UNISTD_H 1 /* tclUnixPort.h: the system's unistd.h, not Tcl's compat one */
 #include <tclInt.h>
 #include <tclOOInt.h>
@@ -189,6 +190,9 @@ mqtcl_class_ctor_only(Tcl_Class cls, Tcl_Class base)
 {
     return !other_ctor((Class *)cls, (Class *)base, 0);
 }
+
+/* runtime.h's mqtcl_result */
+const size_t mqtcl_result_offset = offsetof(Interp, objResultPtr);
 
 /* TclOO's foundation bumps its epoch whenever a method chain may change
  * (tclOOInt.h); overrides.c checks its answers against it. */

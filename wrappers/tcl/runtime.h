@@ -203,6 +203,20 @@ Tcl_Obj *mqtcl_from_BUF(MkBufferC *buf);
 /* Drop the thread's spare buffer value (before its interpreter goes). */
 void mqtcl_buf_release(void);
 
+/* The interpreter's result, as Tcl_GetObjResult gives it, read where Tcl
+ * 8.6 keeps it (the private Interp's objResultPtr, at the offset resolver.c
+ * takes from tclInt.h) instead of through a stub call (~15 instructions per
+ * ReadItemExists); a legacy string result, never set by this binding, takes
+ * Tcl_GetObjResult's way, which moves it into the object result. */
+extern const size_t mqtcl_result_offset;
+static inline Tcl_Obj *
+mqtcl_result(Tcl_Interp *interp)
+{
+    if (*interp->resultDontUse)
+        return Tcl_GetObjResult(interp);
+    return *(Tcl_Obj **)((char *)interp + mqtcl_result_offset);
+}
+
 /* A scalar as the method's result.  Tcl resets the result to an unshared
  * empty value before each command, so setting that one in place saves a
  * Tcl_Obj per call (and the free of the empty one). */
@@ -224,7 +238,7 @@ mqtcl_set_fresh_int(Tcl_Obj *r, Tcl_WideInt v)
 static inline void
 mqtcl_set_int(Tcl_Interp *interp, Tcl_WideInt v)
 {
-    Tcl_Obj *r = Tcl_GetObjResult(interp);
+    Tcl_Obj *r = mqtcl_result(interp);
     if (mqtcl_set_fresh_int(r, v))
         return;
     if (Tcl_IsShared(r))
@@ -235,7 +249,7 @@ mqtcl_set_int(Tcl_Interp *interp, Tcl_WideInt v)
 static inline void
 mqtcl_set_DBL(Tcl_Interp *interp, double v)
 {
-    Tcl_Obj *r = Tcl_GetObjResult(interp);
+    Tcl_Obj *r = mqtcl_result(interp);
     if (Tcl_IsShared(r))
         Tcl_SetObjResult(interp, Tcl_NewDoubleObj(v));
     else
@@ -244,7 +258,7 @@ mqtcl_set_DBL(Tcl_Interp *interp, double v)
 static inline void
 mqtcl_set_BOL(Tcl_Interp *interp, int v)
 {
-    Tcl_Obj *r = Tcl_GetObjResult(interp);
+    Tcl_Obj *r = mqtcl_result(interp);
     if (mqtcl_set_fresh_int(r, v != 0)) /* Tcl 8.6's booleans are ints 0/1 */
         return;
     if (Tcl_IsShared(r))
