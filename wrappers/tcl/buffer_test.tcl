@@ -139,6 +139,87 @@ case "buffer values made, kept and freed in turn keep their own values and types
     $s Delete
 }
 
+# The spare value shows the borrowed buffer itself (buffer.c): a value kept
+# past anything that moves its source on must show its own bytes.  Each
+# source is rewritten with bytes of the same length, so a value still
+# showing the source's buffer would show the new ones (or freed memory).
+# Each kept value is read right after one dropped (`$s ReadBUF` alone): a
+# value made while the spare is held by another gets its own copy at once.
+case "a kept buffer value outlives the stream, list or tls object it was read from" {
+    set s [MkBufferStreamC new]
+    $s WriteSTR dropped
+    $s WriteSTR hello
+    $s PosToStart
+    $s ReadBUF
+    set v [$s ReadBUF]
+    $s Reset
+    $s WriteSTR XXXXXXX
+    $s WriteSTR XXXXX
+    check {$v eq "hello"} "stream Reset and rewritten: $v"
+    $s PosToStart
+    $s ReadBUF
+    set w [$s ReadBUF]
+    $s destroy
+    check {$w eq "XXXXX"} "after the stream's destroy: $w"
+
+    set l [MkBufferListC new]
+    $l AppendSTR first
+    $l IndexGet 0
+    set v [$l IndexGet 0]
+    $l Reset
+    $l AppendSTR XXXXX
+    check {$v eq "first"} "list Reset and rewritten: $v"
+    $l IndexGet 0
+    set w [$l IndexGet 0]
+    $l Delete
+    check {$w eq "XXXXX"} "after the list's Delete: $w"
+
+    # a list's own item appended to it (the list grows under the value)
+    set l [MkBufferListC new]
+    $l AppendSTR item
+    for {set i 0} {$i < 40} {incr i} { $l AppendBUF [$l IndexGet $i] }
+    set all {}
+    for {set i 0} {$i < [$l Size]} {incr i} { lappend all [$l IndexGet $i] }
+    check {[lsort -unique $all] eq "item" && [llength $all] == 41} "appended to itself: [lsort -unique $all]"
+    $l Delete
+
+    # CreateTLS again empties the thread's object: the record's way
+    # (classcmd.c, the same name value) and the ctor's (a new name value)
+    foreach how {record ctor} {
+        set t [MkBufferStreamC CreateTLS view-tls]
+        $t WriteSTR dropped
+        $t WriteSTR tls-1
+        $t PosToStart
+        $t ReadBUF
+        set v [$t ReadBUF]
+        if {$how eq "record"} {
+            set t [MkBufferStreamC CreateTLS view-tls]
+        } else {
+            set t [MkBufferStreamC CreateTLS [join {view tls} -]]
+        }
+        $t WriteSTR XXXXXXX
+        $t WriteSTR XXXXX
+        check {$v eq "tls-1"} "CreateTLS again ($how): $v"
+    }
+
+    # a value whose text was asked for, kept, and another one read after it
+    set s [MkBufferStreamC new]
+    $s WriteI32 0
+    $s WriteI32 11
+    $s WriteI32 22
+    $s PosToStart
+    $s ReadBUF
+    set a [$s ReadBUF]
+    set text "$a"
+    set b [$s ReadBUF]
+    $s Reset
+    $s WriteI32 0
+    $s WriteI32 33
+    $s WriteI32 44
+    check {$a == 11 && $b == 22 && $text eq "11"} "$a $b $text"
+    $s Delete
+}
+
 case "tls objects are the thread's: the same object every time" {
     set a [MkBufferStreamC CreateTLS t1]
     set b [MkBufferStreamC CreateTLS t1]

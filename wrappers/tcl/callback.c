@@ -220,6 +220,9 @@ mqtcl_cb_call(MqContextC *ctx, void *data)
     Tcl_Interp *interp = cb->interp;
     int rc;
 
+    /* the link ran: a kept value of a context's read takes its own copy,
+     * here and when the service returns (buffer.c) */
+    mqtcl_view_touch(MQTCL_CLASS_MqContextC, ctx);
     if (!cb->objv[0]) { /* own_my's first call (self lives while its services do) */
         cb->objv[0] = mqtcl_ctx_my(cb->self);
         Tcl_IncrRefCount(cb->objv[0]);
@@ -234,6 +237,7 @@ mqtcl_cb_call(MqContextC *ctx, void *data)
         rc = mqtcl_call_my_global(cb->self, interp, cb->objc, cb->objv);
     else
         rc = Tcl_EvalObjv(interp, cb->objc, cb->objv, TCL_EVAL_GLOBAL);
+    mqtcl_view_touch(MQTCL_CLASS_MqContextC, ctx);
     if (rc == TCL_OK || rc == TCL_RETURN)
         return MK_OK;
     if (cb->scope == MQTCL_SCOPE_ONCE) {
@@ -311,6 +315,7 @@ setup_call(MqContextC *ctx, void *data)
     Tcl_Obj *cmd;
     int rc;
 
+    mqtcl_view_touch(MQTCL_CLASS_MqContextC, ctx);
     if (!self) {
         MqErrorSet(ctx, MK_ERR_GENERIC, "the Tcl server instance has no object");
         return MK_ERROR;
@@ -413,6 +418,7 @@ factory(MqContextC *tmpl, void *data)
     mqtcl_state *st;
     int rc;
 
+    mqtcl_view_touch(MQTCL_CLASS_MqContextC, tmpl);
     if (t && (st = mqtcl_state_of(t->interp)) && st->thread == Tcl_GetCurrentThread())
         interp = t->interp;
     else if (!(interp = interp_for_thread(sd, tmpl)))

@@ -78,6 +78,7 @@ tls_again(Tcl_Interp *interp, mqtcl_state *st, int cls)
 {
     mqtcl_obj *self = st->tls_last[cls].self;
 
+    mqtcl_view_touch(cls, self->c);
     if (self->methods[st->tls_last[cls].reset].fn(interp, self, 0, NULL) != TCL_OK)
         return TCL_ERROR;
     Tcl_SetObjResult(interp, self->name);
@@ -98,6 +99,7 @@ ctor_run(Tcl_Interp *interp, mqtcl_state *st, int cls, const mqtcl_ctor *c, int 
     if (objc != 3 || strcmp(c->name, "CreateTLS") != 0)
         return c->fn(interp, objc - 2, objv + 2);
     st->tls_made = NULL;
+    mqtcl_view_touch_plain();
     rc = c->fn(interp, objc - 2, objv + 2);
     made = st->tls_made;
     st->tls_made = NULL;

@@ -25,7 +25,7 @@ puts $fh {
         superclass MqContextC
         variable tag
         method ServerSetup {} {
-            foreach t {TAG_ CTOR MIXN PLAN LEVL DTOR GONE} { my ServiceCreate $t [list my $t] }
+            foreach t {TAG_ CTOR MIXN PLAN LEVL DTOR GONE KEEP SHOW} { my ServiceCreate $t [list my $t] }
         }
         method TAG_ {} {
             my SendSTART
@@ -56,6 +56,19 @@ puts $fh {
             my SendSTART
             my SendSTR [list [info object isa object $o] [namespace exists $o] \
                             [llength [info commands $o]] $::gone]
+            my SendRETURN
+        }
+        method KEEP {} {
+            my ReadBUF
+            set ::kept [my ReadBUF]
+            my SendSTART; my SendRETURN
+        }
+        method SHOW {} {
+            set now [my ReadBUF]
+            my SendSTART
+            my SendSTR $::kept
+            my SendBUF $now
+            my SendBUF $now
             my SendRETURN
         }
         method PLAN {} {
@@ -152,6 +165,31 @@ case "a service runs at global level though the event loop runs in a proc" {
         check {$level == 1 && !$seen} "level $level, the proc's variable seen: $seen"
     }
     $ch Delete
+}
+
+# A buffer value shows a context's read itself until the link moves on
+# (buffer.c): kept past its service, or past the client's next call, it
+# shows its own bytes.  Each message has bytes of the same length.
+# (A read dropped first: the first value of a process is made with its own
+# copy; the next ones are the spare's views.)
+case "a buffer value kept past its service or its client's next calls shows its own bytes" {
+    $c SendSTART
+    $c SendSTR dropped-val
+    $c SendSTR first-value
+    $c SendEND_AND_WAIT KEEP 5000
+    set sent {VVVVVVVVVVV WWWWWWWWWWW XXXXXXXXXXX YYYYYYYYYYY ZZZZZZZZZZZ}
+    set answers {}
+    set kept {}
+    foreach s $sent {
+        $c SendSTART
+        $c SendSTR $s
+        $c SendEND_AND_WAIT SHOW 5000
+        lappend answers [$c ReadSTR]
+        $c ReadBUF
+        lappend kept [$c ReadBUF]
+    }
+    check {$kept eq $sent} "the client's values kept past its next calls: $kept"
+    check {[lsort -unique $answers] eq "first-value"} "the server's value kept past its service: $answers"
 }
 
 $c Delete

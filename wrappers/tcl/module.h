@@ -8,13 +8,13 @@
 #include "runtime.h"
 
 /* A thread-local read on every method call (runtime.c's last object and
- * state, buffer.c's spare value) or several times per new server instance
+ * state, buffer.c's spare value and its view) or several times per new server instance
  * (runtime.c's pending object and class and spare records, callback.c's
  * spare callbacks and factory flag).  The extension is -fPIC, so a plain one is reached through
  * a __tls_get_addr call (global-dynamic); initial-exec makes it a load from
  * the thread pointer.  tclsh dlopens the extension after start, so these
  * come from glibc's static TLS surplus (512 bytes by default, shared by
- * every dlopened library): keep them few and small (100 bytes now); a bigger
+ * every dlopened library): keep them few and small (116 bytes now); a bigger
  * one (convert.c's scratch strings) stays general-dynamic.  Should the
  * surplus run out, `package require mqlink` fails with "cannot allocate
  * memory in static TLS block", never silently. */
@@ -62,6 +62,47 @@ typedef struct mqtcl_state {
     } tls_last[MQTCL_CLASS_COUNT];
     mqtcl_obj *tls_made;     /* the object mqtcl_new_object last gave a tls ctor */
 } mqtcl_state;
+
+/* buffer.c: the thread's spare buffer value and, while it shows a borrowed
+ * buffer, where from: a plain object's C object (a stream, a list), or any
+ * context's read. */
+typedef struct {
+    Tcl_Obj *spare;
+    const void *plain_src;
+    int ctx;
+} mqtcl_view_state;
+extern MQTCL_HOT_TLS mqtcl_view_state mqtcl_view;
+/* The spare takes its own copy of what it shows (someone keeps it). */
+void mqtcl_view_keep(void);
+/* Whether a method call on a context (ctx) or on the plain object c must
+ * first give a kept spare value its own copy: it shows a buffer the call
+ * may move on.  The usual answer, no, is a few loads. */
+static inline int
+mqtcl_view_kept_ctx(void)
+{
+    return mqtcl_view.ctx && mqtcl_view.spare->refCount > 1;
+}
+static inline int
+mqtcl_view_kept_plain(const void *c)
+{
+    return c && mqtcl_view.plain_src == c && mqtcl_view.spare->refCount > 1;
+}
+/* Before a CreateTLS, whose C ctor empties the thread's object of that
+ * name (known only after the call): a kept value of any plain object's. */
+static inline void
+mqtcl_view_touch_plain(void)
+{
+    if (mqtcl_view.plain_src && mqtcl_view.spare->refCount > 1)
+        mqtcl_view_keep();
+}
+/* Before anything may move the C object c of class cls on (a call on it,
+ * its end; for a context, also the link running): mqtcl_view_keep if so. */
+static inline void
+mqtcl_view_touch(int cls, const void *c)
+{
+    if (cls == MQTCL_CLASS_MqContextC ? mqtcl_view_kept_ctx() : mqtcl_view_kept_plain(c))
+        mqtcl_view_keep();
+}
 
 mqtcl_state *mqtcl_state_of(Tcl_Interp *interp);
 /* The mqlink state of a TclOO object, or NULL. */

@@ -94,6 +94,8 @@ meta_delete(ClientData data)
     mqtcl_obj *self = data;
     mqtcl_state *st = mqtcl_state_of(self->interp);
 
+    if (self->c)
+        mqtcl_view_touch(self->cls, self->c);
     if (self->c && mqtcl_classes[self->cls].subclass) {
         MqContextC *ctx = self->c;
         self->c = NULL;
@@ -130,6 +132,7 @@ mqtcl_ctx_destroyed(MqContextC *ctx, void *data)
 {
     mqtcl_obj *self = data;
 
+    mqtcl_view_touch(MQTCL_CLASS_MqContextC, ctx);
     MqContextSetUserData(ctx, NULL);
     self->c = NULL;
     if (self->lib_owned && !Tcl_InterpDeleted(self->interp))
@@ -161,6 +164,7 @@ method_call(ClientData cd, Tcl_Interp *interp, Tcl_ObjectContext oc, int objc,
 
     if (!self || !self->c)
         return not_ready(interp, self, m->name);
+    mqtcl_view_touch(self->cls, self->c);
     return m->fn(interp, self, objc - skip, objv + skip);
 }
 
@@ -241,14 +245,29 @@ method_index(mqtcl_obj *self, Tcl_Obj *word)
     return w->index[self->cls];
 }
 
-/* The class's method i on self, past the checks (the fast path's). */
-static inline int
-method_run(mqtcl_obj *self, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[], int i)
+/* method_run's way when a kept buffer value shows what the call may move
+ * (buffer.c): it takes its own copy first. */
+static __attribute__((noinline)) int
+method_run_kept(mqtcl_obj *self, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[], int i)
+{
+    mqtcl_view_keep();
+    return self->methods[i].fn(interp, self, objc - 2, objv + 2);
+}
+
+/* The class's method i on self, past the checks (the fast path's); ctx:
+ * self is a context (the fast `my`), 0: a plain object (its object
+ * command), -1: either. */
+static inline __attribute__((always_inline)) int
+method_run(mqtcl_obj *self, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[], int i, int ctx)
 {
     const mqtcl_method *m = &self->methods[i];
 
     if (!self->c)
         return not_ready(interp, self, m->name);
+    if (ctx < 0)
+        ctx = self->cls == MQTCL_CLASS_MqContextC;
+    if (ctx ? mqtcl_view_kept_ctx() : mqtcl_view_kept_plain(self->c))
+        return method_run_kept(self, interp, objc, objv, i);
     return m->fn(interp, self, objc - 2, objv + 2);
 }
 
@@ -262,19 +281,20 @@ dispatch_overridden(mqtcl_obj *self, Tcl_Interp *interp, int objc, Tcl_Obj *cons
         return TCL_ERROR;
     if (self->ovr->ov[i])
         return self->oo_my(self->oo_my_data, interp, objc, objv);
-    return method_run(self, interp, objc, objv, i);
+    return method_run(self, interp, objc, objv, i, -1);
 }
 
 /* `WORD args...` on self, for its fast command (a context's `my`, a plain
- * object's object command): the class's C method named WORD straight from
- * the static table, anything else (the user's methods, `my variable`, an
- * override, destroy) through TclOO's procedure behind that command.  The
- * usual way ends in a tail call: no frame of its own. */
+ * object's object command; ctx as method_run's): the class's C method named
+ * WORD straight from the static table, anything else (the user's methods,
+ * `my variable`, an override, destroy) through TclOO's procedure behind that
+ * command.  The usual way ends in a tail call: no frame of its own (inlined
+ * into each caller, so that ctx is a constant there). */
 static int dispatch_new_word(mqtcl_obj *self, Tcl_Interp *interp, int objc,
                              Tcl_Obj *const objv[]);
 
-static inline int
-dispatch(mqtcl_obj *self, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
+static inline __attribute__((always_inline)) int
+dispatch(mqtcl_obj *self, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[], int ctx)
 {
     const mqtcl_overrides *ovr = self->ovr;
     int i;
@@ -285,7 +305,7 @@ dispatch(mqtcl_obj *self, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
         return self->oo_my(self->oo_my_data, interp, objc, objv);
     if (ovr && (ovr->epoch != *self->oo_epoch || ovr->ov[i]))
         return dispatch_overridden(self, interp, objc, objv, i);
-    return method_run(self, interp, objc, objv, i);
+    return method_run(self, interp, objc, objv, i, ctx);
 }
 
 /* dispatch for a word seen the first time (or changed since) */
@@ -293,13 +313,13 @@ static __attribute__((noinline)) int
 dispatch_new_word(mqtcl_obj *self, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 {
     word_convert(objv[1]);
-    return dispatch(self, interp, objc, objv);
+    return dispatch(self, interp, objc, objv, -1);
 }
 
 int
 mqtcl_dispatch(mqtcl_obj *self, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 {
-    return dispatch(self, interp, objc, objv);
+    return dispatch(self, interp, objc, objv, 1);
 }
 
 /* ------------------------------------------------------ object commands
@@ -341,7 +361,7 @@ object_cmd_other(Tcl_Object o, Tcl_Interp *interp, int objc, Tcl_Obj *const objv
         return Tcl_GetObjectFromObj(interp, objv[0]) ? not_ready(interp, NULL, "object") : TCL_ERROR;
     last_obj.o = o;
     last_obj.self = self;
-    return dispatch(self, interp, objc, objv);
+    return dispatch(self, interp, objc, objv, 0);
 }
 
 static int
@@ -349,7 +369,7 @@ object_cmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 {
     if (last_obj.o != (Tcl_Object)cd)
         return object_cmd_other(cd, interp, objc, objv);
-    return dispatch(last_obj.self, interp, objc, objv);
+    return dispatch(last_obj.self, interp, objc, objv, 0);
 }
 
 /* `rename $obj {}` destroys the object, as for any TclOO object. */
@@ -654,6 +674,8 @@ class_call(ClientData cd, Tcl_Interp *interp, Tcl_ObjectContext oc, int objc,
 {
     const mqtcl_ctor *m = cd;
     int skip = Tcl_ObjectContextSkippedArgs(oc);
+
+    mqtcl_view_touch_plain(); /* (a CreateTLS empties its object) */
     return m->fn(interp, objc - skip, objv + skip);
 }
 

@@ -195,11 +195,12 @@ mqtcl_from_BIN(const void *data, size_t size)
 {
     return Tcl_NewByteArrayObj(data, (int)size);
 }
-/* A buffer value holding a copy of buf (borrowed from a stream or context).
+/* A buffer value of buf, borrowed from self (a stream, list or context).
  * The thread's last buffer value is reused when nothing else holds it
- * (`$bus WriteBUF [my ReadBUF]` drops it at once): a copy into its buffer,
- * no new Tcl_Obj and no malloc per item. */
-Tcl_Obj *mqtcl_from_BUF(MkBufferC *buf);
+ * (`$bus WriteBUF [my ReadBUF]` drops it at once) and shows buf itself until
+ * self moves on (buffer.c): no new Tcl_Obj, no malloc and no copy per item;
+ * a value kept longer takes its own copy. */
+Tcl_Obj *mqtcl_from_BUF(mqtcl_obj *self, MkBufferC *buf);
 /* Drop the thread's spare buffer value (before its interpreter goes). */
 void mqtcl_buf_release(void);
 

@@ -218,7 +218,7 @@ TYPES = {t.name: t for t in [
                     build="mqpy_from_BUF((PyObject *)self, {v})"),
          tcl=Col(in_="MkBufferC or buffer value", out="buffer value",
                  local=("MkBufferC *{n}",), args=("{n}",),
-                 to='mqtcl_to_BUF(interp, {arg}, &{n}, "{fn}")', build="mqtcl_from_BUF({v})"),
+                 to='mqtcl_to_BUF(interp, {arg}, &{n}, "{fn}")', build="mqtcl_from_BUF(self, {v})"),
          ruby=Col(in_="MkBufferC", out="MkBufferC", local=("MkBufferC *{n}",), args=("{n}",),
                   to='{n} = mqrb_to_BUF({arg}, "{fn}");', build="mqrb_from_BUF({v})"),
          java=Col(in_="MkBufferC", out="MkBufferC", sig="Lorg/mqlink/MkBufferC;", jni="jobject",
