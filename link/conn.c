@@ -105,7 +105,7 @@ static const mqi_io plain_io = {.recv = plain_recv, .send = plain_send};
 mqi_conn *
 mqi_conn_create(int fd, const mqi_config *cfg, int is_server)
 {
-    mqi_conn *c = calloc(1, sizeof *c);
+    mqi_conn *c = mki_zalloc(sizeof *c);
     if (!c)
         return NULL;
     c->fd = fd;

@@ -11,7 +11,7 @@
 MqContextC *
 MqContextCreate(void)
 {
-    MqContextC *ctx = calloc(1, sizeof *ctx);
+    MqContextC *ctx = mki_zalloc(sizeof *ctx);
     if (!ctx)
         return NULL;
     mqi_config_init(&ctx->cfg);
