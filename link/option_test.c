@@ -119,6 +119,19 @@ test_known_rows(void)
         MQT_CHECK_MSG(mqi_option_find(names[i]), "no row for --%s", names[i]);
 }
 
+/* The lookup (indexed by first letter) finds each row itself, and no row
+ * for a name that only shares a row's first letters or extends it. */
+static void
+test_find_each_row(void)
+{
+    static const char *const none[] = {"", "f", "fil", "files", "forks", "t", "x-none"};
+    for (size_t i = 0; mqi_option_list(i); i++)
+        for (const mqi_option *o = mqi_option_list(i); o->name; o++)
+            MQT_CHECK_MSG(mqi_option_find(o->name) == o, "--%s: another row found", o->name);
+    for (size_t i = 0; i < sizeof none / sizeof *none; i++)
+        MQT_CHECK_MSG(!mqi_option_find(none[i]), "a row for '--%s'", none[i]);
+}
+
 static void
 test_config_keys(void)
 {
@@ -186,6 +199,7 @@ test_help(void)
 
 static const mqt_case cases[] = {
     {"the known options have rows", test_known_rows},
+    {"each row is found by its name, no row by another", test_find_each_row},
     {"every option is taken on the command line", test_command_line},
     {"every option is a config key (unless command-line only)", test_config_keys},
     {"--help lists every option (unless hidden)", test_help},
