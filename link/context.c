@@ -49,7 +49,7 @@ MqContextDelete(MqContextC *ctx)
         ctx->factory.free(ctx->factory.data);
     mki_stream_free(&ctx->send);
     MkBufferStreamDelete(ctx->ret);
-    mqi_config_free(&ctx->cfg);
+    mqi_config_release(&ctx->cfg);
     mki_error_release(ctx->err);
     MkErrorDelete(ctx->async_err);
     free(ctx->spawn_cmd);

@@ -151,7 +151,9 @@ typedef struct mqi_config {
 } mqi_config;
 
 void mqi_config_init(mqi_config *c);
-void mqi_config_free(mqi_config *c);
+/* Free what c holds; c is garbage after it (overwritten, or its context
+ * goes away). */
+void mqi_config_release(mqi_config *c);
 /* Copy the link options of src (not the pipe server command). */
 void mqi_config_copy(mqi_config *dst, const mqi_config *src);
 /* Parse command-line style options into ctx's configuration. */

@@ -268,22 +268,18 @@ free_argv(char **argv, int argc)
 }
 
 void
-mqi_config_free(mqi_config *c)
+mqi_config_release(mqi_config *c)
 {
-    free(c->name);
-    free(c->srvname);
-    free(c->file);
-    free(c->host);
-    free(c->port);
-    free(c->storage);
-    free(c->tls_cert);
-    free(c->tls_key);
-    free(c->tls_ca);
-    free(c->tls_name);
+    /* most are NULL in an instance: no call for those (twice per parent) */
+    char *strings[] = {c->name, c->srvname, c->file, c->host, c->port, c->storage,
+                       c->tls_cert, c->tls_key, c->tls_ca, c->tls_name};
+    for (size_t i = 0; i < sizeof strings / sizeof *strings; i++)
+        if (strings[i])
+            free(strings[i]);
     if (c->secure.owned && c->secure.release)
         c->secure.release(c->secure.state);
-    free_argv(c->srv_argv, c->srv_argc);
-    mqi_config_init(c);
+    if (c->srv_argv)
+        free_argv(c->srv_argv, c->srv_argc);
 }
 
 static char *
@@ -295,7 +291,7 @@ dup_or_null(const char *s)
 void
 mqi_config_copy(mqi_config *dst, const mqi_config *src)
 {
-    mqi_config_free(dst);
+    mqi_config_release(dst); /* all of it is overwritten next */
     *dst = *src;
     dst->name = dup_or_null(src->srvname ? src->srvname : src->name);
     dst->srvname = dup_or_null(src->srvname);

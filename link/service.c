@@ -40,12 +40,14 @@ MqServiceCreate(MqContextC *ctx, const char *token, MqServiceCallF fn, void *dat
         if (s->cb.free)
             s->cb.free(s->cb.data);
     } else {
-        size_t cap = (size_t)ctx->capsvc;
-        mqi_service *t = mki_grow(ctx->svc, &cap, (size_t)ctx->nsvc + 1, sizeof *t);
-        if (!t)
-            return MkErrorSet(ctx->err, MK_ERR_MEMORY, "ServiceCreate: out of memory");
-        ctx->svc = t;
-        ctx->capsvc = (int)cap;
+        if (ctx->nsvc == ctx->capsvc) { /* the first grows it to 8 (mki_grow), few more */
+            size_t cap = (size_t)ctx->capsvc;
+            mqi_service *t = mki_grow(ctx->svc, &cap, (size_t)ctx->nsvc + 1, sizeof *t);
+            if (!t)
+                return MkErrorSet(ctx->err, MK_ERR_MEMORY, "ServiceCreate: out of memory");
+            ctx->svc = t;
+            ctx->capsvc = (int)cap;
+        }
         s = &ctx->svc[ctx->nsvc++];
         s->token = token_word(token);
     }
