@@ -69,6 +69,10 @@ struct MkErrorC {
 /* Release the text of an error embedded in another struct (zeroed
  * storage is an empty error: nothing to initialise). */
 MKI_SHARED void mki_error_release(MkErrorC *err);
+/* MkErrorSet(err, code, "%s", text) for a text that lives as long as the
+ * program (a literal): an error without a buffer yet points at it instead
+ * of allocating one (a link's ordinary end, once per parent). */
+MKI_SHARED MkErrorE mki_error_set_fixed(MkErrorC *err, MK_I32 code, const char *text);
 
 /* Initialise / release a stream embedded in another struct. */
 MKI_SHARED void mki_stream_init(MkBufferStreamC *bus);

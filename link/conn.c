@@ -235,6 +235,14 @@ mqi_conn_fail(mqi_conn *c, MK_I32 code, const char *fmt, ...)
     c->up = 0;
 }
 
+void
+mqi_conn_fail_fixed(mqi_conn *c, MK_I32 code, const char *text)
+{
+    if (c->up || !MkErrorIsSet(c->err))
+        mki_error_set_fixed(c->err, code, text);
+    c->up = 0;
+}
+
 /* The events of fd that came within timeout_ms, 0 for none, -1 on error.
  * A signal counts as none: the caller computes what is left of its
  * deadline and waits again — retrying here with the whole timeout would
@@ -365,7 +373,7 @@ recv_into(mqi_conn *c, void *p, size_t cap, int flags, size_t *got)
     if (n < 0 && errno == MQI_IO_FAILED)
         return MK_ERROR; /* the I/O layer gave the reason */
     if (n == 0)
-        mqi_conn_fail(c, MQ_ERR_LINK, "peer closed the connection");
+        mqi_conn_fail_fixed(c, MQ_ERR_LINK, "peer closed the connection");
     else
         mqi_conn_fail(c, MQ_ERR_LINK, "read failed: %s", strerror(errno));
     return MK_ERROR;

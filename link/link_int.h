@@ -317,6 +317,9 @@ void mqi_conn_free(mqi_conn *c);
 /* Mark the connection down with a reason (first reason wins). */
 MQI_SHARED void mqi_conn_fail(mqi_conn *c, MK_I32 code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* The same with a text that lives as long as the program (a literal): the
+ * connection's error points at it (the ordinary end of every link). */
+void mqi_conn_fail_fixed(mqi_conn *c, MK_I32 code, const char *text);
 /* Write everything buffered; reads incoming bytes meanwhile so both peers
  * can never block each other.  When the peer reads nothing for timeout_ms
  * (negative: no bound), the link is closed (MQ_ERR_TIMEOUT): a frame may be

@@ -165,7 +165,7 @@ mqi_serve_internal(mqi_conn *c, const mqi_hdr *h, MkBufferStreamC *body)
         layer->internal(c, h, body);
     } else if (!memcmp(h->token, "_CLS", 4) && c->is_server) {
         /* the client is done and waits for us to close (transport/tcp) */
-        mqi_conn_fail(c, MQ_ERR_LINK, "peer closed the connection");
+        mqi_conn_fail_fixed(c, MQ_ERR_LINK, "peer closed the connection");
         c->reset_on_close = 1;
     } else if (!memcmp(h->token, "_CHD", 4) && c->is_server) {
         MqContextC *child = h->child ? mqi_conn_context(c, h->child) : NULL;
