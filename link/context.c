@@ -98,6 +98,7 @@ MqConfigSetFactory(MqContextC *ctx, MqFactoryF fn, void *data, MqDataFreeF free)
 void
 MqConfigSetName(MqContextC *ctx, const char *name)
 {
+    mqi_config_own(&ctx->cfg);
     free(ctx->cfg.name);
     ctx->cfg.name = name ? strdup(name) : NULL;
 }

@@ -323,7 +323,7 @@ MqLinkGetParent(MqContextC *ctx)
 }
 
 MqContextC *
-mqi_instance_create(MqContextC *tmpl)
+mqi_instance_create(MqContextC *tmpl, int of_listener)
 {
     MqContextC *inst = tmpl->factory.fn ? tmpl->factory.fn(tmpl, tmpl->factory.data)
                                         : MqContextCreate();
@@ -333,7 +333,10 @@ mqi_instance_create(MqContextC *tmpl)
                        MqConfigGetName(tmpl));
         return NULL;
     }
-    mqi_config_copy(&inst->cfg, &tmpl->cfg);
+    if (of_listener)
+        mqi_config_borrow(&inst->cfg, &tmpl->cfg);
+    else
+        mqi_config_copy(&inst->cfg, &tmpl->cfg);
     if (!inst->setup.fn) {
         inst->setup = tmpl->setup;
         inst->setup_owned = 0;
@@ -351,7 +354,7 @@ mqi_instance_create(MqContextC *tmpl)
 void
 mqi_instance_serve(MqContextC *tmpl, int fd)
 {
-    MqContextC *inst = mqi_instance_create(tmpl);
+    MqContextC *inst = mqi_instance_create(tmpl, 1);
     if (!inst) {
         mqi_log(tmpl, MK_LOG_ERROR, "%s", MqErrorGetText(tmpl));
         close(fd);

@@ -137,6 +137,7 @@ typedef struct mqi_config {
     char *tls_name;
     int tls_fd;          /* spawned instance: the listener's key material (hidden --tls-fd) */
     int allow_plaintext; /* --allow-plaintext: a non-loopback bind without TLS on purpose */
+    int borrowed;        /* the strings are a listener's (mqi_config_borrow): not freed */
     /* What a transport built from the options at link creation (TLS: the
      * SSL_CTX).  Instances of a listener borrow the listener's (owned 0). */
     struct {
@@ -156,6 +157,16 @@ void mqi_config_init(mqi_config *c);
 void mqi_config_release(mqi_config *c);
 /* Copy the link options of src (not the pipe server command). */
 void mqi_config_copy(mqi_config *dst, const mqi_config *src);
+/* The same sharing src's strings, for the instances of a listener: its
+ * configuration is not written while it listens and outlives them (the
+ * listener's link ends only when the process does, or before any instance
+ * started; a --fork instance has its own copy of the process).  Not for a
+ * child instance: its template, the parent instance, is the application's
+ * to rename.  Every writer of a string (MqConfigSetName, option parsing)
+ * calls mqi_config_own first, which copies them.  Per parent on a
+ * --thread server: two strdup and two free less (uds: name and file). */
+void mqi_config_borrow(mqi_config *dst, const mqi_config *src);
+void mqi_config_own(mqi_config *c);
 /* Parse command-line style options into ctx's configuration. */
 MkErrorE mqi_options_parse(MqContextC *ctx, int argc, const char **argv);
 /* --version: print "PROGRAM (mqlink VERSION)" and exit 0 (version.c). */
@@ -639,8 +650,9 @@ mqi_answer_write(MqContextC *ctx, uint8_t kind, const MkBufferStreamC *body)
 
 /* ------------------------------------------------------------- servers */
 
-/* A new server instance from the template (factory, configuration, setup). */
-MqContextC *mqi_instance_create(MqContextC *tmpl);
+/* A new server instance from the template (factory, configuration, setup);
+ * a listener's instance borrows the template's strings (mqi_config_borrow). */
+MqContextC *mqi_instance_create(MqContextC *tmpl, int of_listener);
 /* Make ctx the server end of fd: handshake, run the setup, answer. */
 MkErrorE mqi_server_attach(MqContextC *ctx, int fd);
 /* Create an instance for fd, serve it until its link ends, delete it. */

@@ -267,15 +267,19 @@ free_argv(char **argv, int argc)
     free(argv);
 }
 
+/* The configuration's strings, the ones a borrowing one shares. */
+#define EACH_STRING(c, do)                                                          \
+    do(c->name) do(c->srvname) do(c->file) do(c->host) do(c->port) do(c->storage) \
+    do(c->tls_cert) do(c->tls_key) do(c->tls_ca) do(c->tls_name)
+#define FREE_SET(s) if (s) free(s);
+#define DUP_SET(s) s = s ? strdup(s) : NULL;
+
 void
 mqi_config_release(mqi_config *c)
 {
-    /* most are NULL in an instance: no call for those (twice per parent) */
-    char *strings[] = {c->name, c->srvname, c->file, c->host, c->port, c->storage,
-                       c->tls_cert, c->tls_key, c->tls_ca, c->tls_name};
-    for (size_t i = 0; i < sizeof strings / sizeof *strings; i++)
-        if (strings[i])
-            free(strings[i]);
+    if (!c->borrowed) {
+        EACH_STRING(c, FREE_SET)
+    }
     if (c->secure.owned && c->secure.release)
         c->secure.release(c->secure.state);
     if (c->srv_argv)
@@ -286,6 +290,29 @@ static char *
 dup_or_null(const char *s)
 {
     return s ? strdup(s) : NULL;
+}
+
+void
+mqi_config_borrow(mqi_config *dst, const mqi_config *src)
+{
+    mqi_config_release(dst);
+    *dst = *src;
+    if (src->srvname)
+        dst->name = src->srvname;
+    dst->borrowed = 1;
+    dst->secure.owned = 0;
+    dst->srv_argv = NULL;
+    dst->srv_argc = 0;
+    dst->socket_fd = -1;
+}
+
+void
+mqi_config_own(mqi_config *c)
+{
+    if (!c->borrowed)
+        return;
+    EACH_STRING(c, DUP_SET) /* a failed strdup leaves NULL, as mqi_config_copy does */
+    c->borrowed = 0;
 }
 
 void
@@ -303,6 +330,7 @@ mqi_config_copy(mqi_config *dst, const mqi_config *src)
     dst->tls_key = dup_or_null(src->tls_key);
     dst->tls_ca = dup_or_null(src->tls_ca);
     dst->tls_name = dup_or_null(src->tls_name);
+    dst->borrowed = 0;
     dst->secure.owned = 0; /* borrowed: the listener's lives as long as it */
     dst->srv_argv = NULL;
     dst->srv_argc = 0;
@@ -496,6 +524,7 @@ config_file(MqContextC *ctx, int argc, const char **argv)
 MkErrorE
 mqi_options_parse(MqContextC *ctx, int argc, const char **argv)
 {
+    mqi_config_own(&ctx->cfg); /* the options write its strings */
     if (config_file(ctx, argc, argv) != MK_OK)
         return MK_ERROR;
     for (int i = 1; i < argc; i++) {

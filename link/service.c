@@ -140,7 +140,7 @@ child_create(mqi_conn *c, const mqi_hdr *h)
     if (h->child == 0) {
         MkErrorSet(parent->err, MQ_ERR_PROTOCOL, "child id 0 is the parent's");
     } else if (mqi_conn_child_check(c, h->child, parent->err) == MK_OK &&
-               (child = mqi_instance_create(parent)) != NULL) {
+               (child = mqi_instance_create(parent, 0)) != NULL) {
         child->parent = parent;
         if (mqi_conn_attach(c, child, h->child) == MK_OK &&
             (!child->setup.fn || child->setup.fn(child, child->setup.data) == MK_OK)) {
