@@ -325,6 +325,12 @@ wait_server_close(mqi_conn *c)
  * listening socket for every accepted socket to inherit: an end that
  * bypasses this close (exit, a signal) would then discard its unsent
  * replies with a reset. */
+int
+mqi_conn_peer_read_all(const mqi_conn *c)
+{
+    return c->io == &plain_io && !c->sent_after_up && c->wbuf.off == c->wbuf.len;
+}
+
 static void
 end_reset(mqi_conn *c)
 {
@@ -374,6 +380,8 @@ recv_into(mqi_conn *c, void *p, size_t cap, int flags, size_t *got)
         return MK_ERROR; /* the I/O layer gave the reason */
     if (n == 0)
         mqi_conn_fail_fixed(c, MQ_ERR_LINK, "peer closed the connection");
+    else if (errno == ECONNRESET) /* a TCP client that sent nothing since its handshake (link.c) */
+        mqi_conn_fail_fixed(c, MQ_ERR_LINK, "peer closed the connection with a reset");
     else
         mqi_conn_fail(c, MQ_ERR_LINK, "read failed: %s", strerror(errno));
     return MK_ERROR;
@@ -558,6 +566,7 @@ mqi_conn_flush_within(mqi_conn *c, MK_I64 timeout_ms)
         b->off = b->len = 0;
         return MK_OK;
     }
+    c->sent_after_up |= c->up;
     if (c->tune_later && c->up) {
         c->tune_later(c->fd);
         c->tune_later = NULL;

@@ -289,6 +289,15 @@ MqLinkDelete(MqContextC *ctx)
     close_children(c);
     const mqi_transport *tp = mqi_transport_get(ctx->cfg.tp);
     int ask_close = c->up && !c->is_server && tp && tp->server_closes_first;
+    if (ask_close && mqi_conn_peer_read_all(c)) {
+        /* a link that sent nothing since its handshake (a parent): the
+         * server has read all of it, so the client resets at once; the
+         * server reads the reset as the end.  No _CLS, no wait for its
+         * acknowledgement, no TIME_WAIT either (tcp: the client's write
+         * and ioctl and the server's SO_LINGER less per parent) */
+        ask_close = 0;
+        c->reset_on_close = 1;
+    }
     if (ask_close) {
         /* _CLS alone is the first write: nothing unacknowledged can make
          * Nagle hold it back, so the link never needs tune_later */

@@ -269,6 +269,7 @@ typedef struct mqi_conn {
     int await_close;    /* client sent _CLS: the server closes first (tcp.c) */
     int reset_on_close; /* _CLS read (server) or acknowledged (client): close with a reset (conn.c) */
     int deaf_peer;      /* server: the client stopped reading (conn.c: peer_deaf) */
+    int sent_after_up;  /* bytes went out after the handshake (mqi_conn_peer_read_all) */
     MkErrorC *err;      /* why the connection ended: points at err_store */
     MkErrorC err_store;
     mqi_bytes rbuf;
@@ -342,6 +343,11 @@ mqi_conn_flush(mqi_conn *c)
 {
     return mqi_conn_flush_within(c, c->timeout_ms);
 }
+/* A client's plain link that has sent nothing since its handshake: the
+ * server's answer to the preamble shows it read every byte we sent, so a
+ * reset (SO_LINGER 0) loses nothing (conn.c: all_acknowledged says why a
+ * reset leaves what the peer received readable). */
+int mqi_conn_peer_read_all(const mqi_conn *c);
 /* Read what the socket has; MK_CONTINUE when nothing was there. */
 MkErrorE mqi_conn_fill(mqi_conn *c);
 /* Read, blocking until data, end of file or rcvtimeo_ms (MK_CONTINUE). */
