@@ -159,8 +159,6 @@ mqi_server_attach(MqContextC *ctx, int fd)
         mqi_link_error(ctx, "LinkCreate");
         goto error;
     }
-    if (tp && tp->answered && !ctx->cfg.secure.state) /* a TLS client waits all the same */
-        tp->answered(fd);
     return MK_OK;
 error:
     ctx->conn = NULL;

@@ -10,8 +10,14 @@
  * server, told that the client wants nothing more, closes that link with
  * a reset (conn.c: end_reset), so TIME_WAIT stays on neither side.  Where
  * the server has acknowledged everything up to _CLS by the time the client
- * looks (the quick ACK tcp_answered asks for), the client resets first
- * instead of waiting for that close (conn.c: all_acknowledged). */
+ * looks, the client resets first instead of waiting for that close (conn.c:
+ * all_acknowledged); a link that sent nothing since its handshake (a
+ * parent) resets at once, without _CLS (link.c: MqLinkDelete).
+ *
+ * The server no longer sets TCP_QUICKACK after the handshake's answer (one
+ * setsockopt per link) to have a parent's _CLS acknowledged at once: a
+ * parent sends none now, and on a link that made a call the answers put
+ * the socket back in delayed-ACK mode before its _CLS anyway. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netdb.h>
@@ -35,17 +41,6 @@ tcp_tune(int fd)
 {
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-}
-
-/* The client's preamble came and the answer went right after it, which
- * put the socket in delayed-ACK ("ping-pong") mode: the client's next
- * segment (a parent's _CLS) would be acknowledged only with our next
- * answer, or 40 ms later.  One setsockopt per link. */
-static void
-tcp_answered(int fd)
-{
-    int one = 1;
-    setsockopt(fd, IPPROTO_TCP, TCP_QUICKACK, &one, sizeof one);
 }
 
 static MkErrorE
@@ -264,6 +259,5 @@ const mqi_transport mqi_tcp_transport = {
     .secure = mqi_tls_secure,
 #endif
     .server_closes_first = 1,
-    .answered = tcp_answered,
     .options = tcp_options,
 };
