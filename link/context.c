@@ -18,6 +18,8 @@ MqContextCreate(void)
     ctx->err = &ctx->err_store;
     mki_stream_init(&ctx->send);
     ctx->send.err = ctx->err;
+    ctx->svc = ctx->svc_inline;
+    ctx->capsvc = (int)(sizeof ctx->svc_inline / sizeof *ctx->svc_inline);
     return ctx;
 }
 
@@ -43,7 +45,8 @@ MqContextDelete(MqContextC *ctx)
     mqi_hooks_context_delete(ctx);
     for (int i = 0; i < ctx->nsvc; i++)
         cb_release(&ctx->svc[i].cb, 1);
-    free(ctx->svc);
+    if (ctx->svc != ctx->svc_inline)
+        free(ctx->svc);
     cb_release(&ctx->setup, ctx->setup_owned);
     if (ctx->factory.owned && ctx->factory.free)
         ctx->factory.free(ctx->factory.data);

@@ -409,9 +409,12 @@ struct MqContextC {
     MkBufferStreamC *ret;     /* answer of the last SendEND_AND_WAIT (handed over; NULL
                                * before the first: a parent that only links never needs it) */
     MkBufferStreamC *rd;      /* message being read (see the answer's handover) */
-    mqi_service *svc;
+    mqi_service *svc;         /* svc_inline until more services come (service.c) */
     int nsvc;
     int capsvc;
+    /* As many services as most servers create in their setup: an instance
+     * (one per parent) allocates no table for them. */
+    mqi_service svc_inline[8];
     mqi_call call;            /* the call being served */
     mqi_cb setup;
     int setup_owned;          /* free setup.data on delete */

@@ -24,6 +24,23 @@ find(MqContextC *ctx, uint32_t word)
     return NULL;
 }
 
+/* Room for more services: the table in the context is full, so it moves
+ * to the heap (doubling from there, mki_grow). */
+static MkErrorE
+grow(MqContextC *ctx)
+{
+    size_t cap = (size_t)ctx->capsvc;
+    int inline_table = ctx->svc == ctx->svc_inline;
+    mqi_service *t = mki_grow(inline_table ? NULL : ctx->svc, &cap, cap + 1, sizeof *t);
+    if (!t)
+        return MK_ERROR;
+    if (inline_table)
+        memcpy(t, ctx->svc_inline, sizeof ctx->svc_inline);
+    ctx->svc = t;
+    ctx->capsvc = (int)cap;
+    return MK_OK;
+}
+
 MkErrorE
 MqServiceCreate(MqContextC *ctx, const char *token, MqServiceCallF fn, void *data,
                 MqDataFreeF free_fn)
@@ -40,14 +57,8 @@ MqServiceCreate(MqContextC *ctx, const char *token, MqServiceCallF fn, void *dat
         if (s->cb.free)
             s->cb.free(s->cb.data);
     } else {
-        if (ctx->nsvc == ctx->capsvc) { /* the first grows it to 8 (mki_grow), few more */
-            size_t cap = (size_t)ctx->capsvc;
-            mqi_service *t = mki_grow(ctx->svc, &cap, (size_t)ctx->nsvc + 1, sizeof *t);
-            if (!t)
-                return MkErrorSet(ctx->err, MK_ERR_MEMORY, "ServiceCreate: out of memory");
-            ctx->svc = t;
-            ctx->capsvc = (int)cap;
-        }
+        if (ctx->nsvc == ctx->capsvc && grow(ctx) != MK_OK)
+            return MkErrorSet(ctx->err, MK_ERR_MEMORY, "ServiceCreate: out of memory");
         s = &ctx->svc[ctx->nsvc++];
         s->token = token_word(token);
     }
