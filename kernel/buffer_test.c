@@ -329,6 +329,41 @@ test_log(void)
     MQT_CHECK_MSG(strcmp(out, "[kernel] shown 5\n") == 0, "logged \"%s\"", out);
 }
 
+/* A fixed text (a literal the error points at) reads like any other, and
+ * everything that changes it makes a copy first: Stack, Set, Reset, Copy
+ * into it, and Delete frees nothing it does not own (ASan builds see it). */
+static void
+test_error_fixed(void)
+{
+    static const char peer[] = "peer closed the connection";
+    MkErrorC *e = MkErrorCreate(), *f = MkErrorCreate();
+    MQT_CHECK(mki_error_set_fixed(e, 7, peer) == MK_ERROR);
+    MQT_CHECK(MkErrorIsSet(e) && MkErrorGetCode(e) == 7 && MkErrorGetText(e) == peer);
+    MkErrorStack(e, "while %s", "leaving");
+    MQT_CHECK(strcmp(MkErrorGetText(e), "peer closed the connection\n  while leaving") == 0);
+    MQT_CHECK(strcmp(peer, "peer closed the connection") == 0);
+    MkErrorReset(e); /* has a buffer now: a fixed text is copied into it */
+    MQT_CHECK(mki_error_set_fixed(e, 8, peer) == MK_ERROR && MkErrorGetText(e) != peer);
+    MQT_CHECK(strcmp(MkErrorGetText(e), peer) == 0 && MkErrorGetCode(e) == 8);
+    mki_error_set_fixed(f, 9, peer);
+    MkErrorCopy(e, f);
+    MQT_CHECK(strcmp(MkErrorGetText(e), peer) == 0 && MkErrorGetCode(e) == 9);
+    MkErrorCopy(f, e); /* into a fixed one: its own copy */
+    MQT_CHECK(MkErrorGetText(f) != peer && strcmp(MkErrorGetText(f), peer) == 0);
+    MkErrorDelete(f);
+    f = MkErrorCreate();
+    mki_error_set_fixed(f, 9, peer);
+    MkErrorReset(f);
+    MQT_CHECK(!MkErrorIsSet(f) && MkErrorGetText(f)[0] == '\0');
+    mki_error_set_fixed(f, 9, peer);
+    MkErrorSet(f, 10, "now %d", 10);
+    MQT_CHECK(strcmp(MkErrorGetText(f), "now 10") == 0 && strcmp(peer, "peer closed the connection") == 0);
+    MkErrorDelete(e);
+    mki_error_set_fixed(e = MkErrorCreate(), 1, peer);
+    MkErrorDelete(e); /* frees the object, not the literal */
+    MkErrorDelete(f);
+}
+
 static const mqt_case cases[] = {
     { "conversions that work", test_conversions_work },
     { "conversions that fail", test_conversions_fail },
@@ -337,6 +372,7 @@ static const mqt_case cases[] = {
     { "type names", test_type_names },
     { "error object", test_error_object },
     { "error text is capped", test_error_cap },
+    { "a fixed error text is copied before it changes", test_error_fixed },
     { "log level and line", test_log },
     { NULL, NULL },
 };

@@ -12,6 +12,15 @@
 /* A runaway MkErrorStack loop must not eat memory: text stops growing here. */
 #define TEXT_MAX (64 * 1024)
 
+/* An error's text is its own (cap > 0), none (text NULL), or fixed: a
+ * string that lives as long as the program (mki_error_set_fixed, cap 0),
+ * never written nor freed, copied before anything is added to it. */
+static int
+fixed(const MkErrorC *err)
+{
+    return err->cap == 0 && err->text != NULL;
+}
+
 /* Zero-initialised per thread; its text is allocated on the first Set. */
 static _Thread_local MkErrorC tls_error;
 
@@ -24,7 +33,8 @@ MkErrorDEFAULT(void)
 void
 mki_error_tls_free(void)
 {
-    free(tls_error.text);
+    if (!fixed(&tls_error))
+        free(tls_error.text);
     memset(&tls_error, 0, sizeof tls_error);
 }
 
@@ -39,14 +49,16 @@ MkErrorDelete(MkErrorC *err)
 {
     if (err == NULL || err == &tls_error)
         return;
-    free(err->text);
+    if (!fixed(err))
+        free(err->text);
     free(err);
 }
 
 void
 mki_error_release(MkErrorC *err)
 {
-    free(err->text);
+    if (!fixed(err))
+        free(err->text);
     memset(err, 0, sizeof *err);
 }
 
@@ -58,7 +70,10 @@ room(MkErrorC *err, size_t need)
     if (need > TEXT_MAX)
         need = TEXT_MAX;
     if (need > err->cap) {
-        char *p = mki_grow(err->text, &err->cap, need, 1);
+        const char *was = fixed(err) ? err->text : NULL;
+        char *p = mki_grow(was ? NULL : err->text, &err->cap, need, 1);
+        if (p != NULL && was)
+            memcpy(p, was, err->len + 1);
         if (p != NULL)
             err->text = p;
     }
@@ -144,8 +159,21 @@ MkErrorReset(MkErrorC *err)
         err = &tls_error;
     err->code = 0;
     err->len = 0;
-    if (err->text != NULL)
+    if (fixed(err))
+        err->text = NULL;
+    else if (err->text != NULL)
         err->text[0] = '\0';
+}
+
+MkErrorE
+mki_error_set_fixed(MkErrorC *err, MK_I32 code, const char *text)
+{
+    if (err->cap > 0) /* a buffer of its own already: no allocation either way */
+        return MkErrorSet(err, code, "%s", text);
+    err->code = code;
+    err->text = (char *)text; /* never written: fixed() */
+    err->len = strlen(text);
+    return MK_ERROR;
 }
 
 void

@@ -105,7 +105,7 @@ static const mqi_io plain_io = {.recv = plain_recv, .send = plain_send};
 mqi_conn *
 mqi_conn_create(int fd, const mqi_config *cfg, int is_server)
 {
-    mqi_conn *c = calloc(1, sizeof *c);
+    mqi_conn *c = mki_zalloc(sizeof *c);
     if (!c)
         return NULL;
     c->fd = fd;
@@ -235,6 +235,14 @@ mqi_conn_fail(mqi_conn *c, MK_I32 code, const char *fmt, ...)
     c->up = 0;
 }
 
+void
+mqi_conn_fail_fixed(mqi_conn *c, MK_I32 code, const char *text)
+{
+    if (c->up || !MkErrorIsSet(c->err))
+        mki_error_set_fixed(c->err, code, text);
+    c->up = 0;
+}
+
 /* The events of fd that came within timeout_ms, 0 for none, -1 on error.
  * A signal counts as none: the caller computes what is left of its
  * deadline and waits again — retrying here with the whole timeout would
@@ -317,6 +325,12 @@ wait_server_close(mqi_conn *c)
  * listening socket for every accepted socket to inherit: an end that
  * bypasses this close (exit, a signal) would then discard its unsent
  * replies with a reset. */
+int
+mqi_conn_peer_read_all(const mqi_conn *c)
+{
+    return c->io == &plain_io && !c->sent_after_up && c->wbuf.off == c->wbuf.len;
+}
+
 static void
 end_reset(mqi_conn *c)
 {
@@ -365,7 +379,9 @@ recv_into(mqi_conn *c, void *p, size_t cap, int flags, size_t *got)
     if (n < 0 && errno == MQI_IO_FAILED)
         return MK_ERROR; /* the I/O layer gave the reason */
     if (n == 0)
-        mqi_conn_fail(c, MQ_ERR_LINK, "peer closed the connection");
+        mqi_conn_fail_fixed(c, MQ_ERR_LINK, "peer closed the connection");
+    else if (errno == ECONNRESET) /* a TCP client that sent nothing since its handshake (link.c) */
+        mqi_conn_fail_fixed(c, MQ_ERR_LINK, "peer closed the connection with a reset");
     else
         mqi_conn_fail(c, MQ_ERR_LINK, "read failed: %s", strerror(errno));
     return MK_ERROR;
@@ -550,6 +566,7 @@ mqi_conn_flush_within(mqi_conn *c, MK_I64 timeout_ms)
         b->off = b->len = 0;
         return MK_OK;
     }
+    c->sent_after_up |= c->up;
     if (c->tune_later && c->up) {
         c->tune_later(c->fd);
         c->tune_later = NULL;

@@ -11,13 +11,15 @@
 MqContextC *
 MqContextCreate(void)
 {
-    MqContextC *ctx = calloc(1, sizeof *ctx);
+    MqContextC *ctx = mki_zalloc(sizeof *ctx);
     if (!ctx)
         return NULL;
     mqi_config_init(&ctx->cfg);
     ctx->err = &ctx->err_store;
     mki_stream_init(&ctx->send);
     ctx->send.err = ctx->err;
+    ctx->svc = ctx->svc_inline;
+    ctx->capsvc = (int)(sizeof ctx->svc_inline / sizeof *ctx->svc_inline);
     return ctx;
 }
 
@@ -43,13 +45,14 @@ MqContextDelete(MqContextC *ctx)
     mqi_hooks_context_delete(ctx);
     for (int i = 0; i < ctx->nsvc; i++)
         cb_release(&ctx->svc[i].cb, 1);
-    free(ctx->svc);
+    if (ctx->svc != ctx->svc_inline)
+        free(ctx->svc);
     cb_release(&ctx->setup, ctx->setup_owned);
     if (ctx->factory.owned && ctx->factory.free)
         ctx->factory.free(ctx->factory.data);
     mki_stream_free(&ctx->send);
     MkBufferStreamDelete(ctx->ret);
-    mqi_config_free(&ctx->cfg);
+    mqi_config_release(&ctx->cfg);
     mki_error_release(ctx->err);
     MkErrorDelete(ctx->async_err);
     free(ctx->spawn_cmd);
@@ -98,6 +101,7 @@ MqConfigSetFactory(MqContextC *ctx, MqFactoryF fn, void *data, MqDataFreeF free)
 void
 MqConfigSetName(MqContextC *ctx, const char *name)
 {
+    mqi_config_own(&ctx->cfg);
     free(ctx->cfg.name);
     ctx->cfg.name = name ? strdup(name) : NULL;
 }

@@ -46,6 +46,10 @@ run_callback(mqi_conn *c, mqi_pending *p, MkBufferStreamC *body)
 void
 mqi_expire_callbacks(mqi_conn *c, int all)
 {
+    if (c->pend.used == 0) { /* every link's end, a parent's too: nothing to look at */
+        c->cb_deadline = -1;
+        return;
+    }
     MK_I64 now = mqi_now_ms(), next = -1;
     size_t n = 0, cap = 0;
     uint64_t *due = NULL;

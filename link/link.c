@@ -159,8 +159,6 @@ mqi_server_attach(MqContextC *ctx, int fd)
         mqi_link_error(ctx, "LinkCreate");
         goto error;
     }
-    if (tp && tp->answered && !ctx->cfg.secure.state) /* a TLS client waits all the same */
-        tp->answered(fd);
     return MK_OK;
 error:
     ctx->conn = NULL;
@@ -289,6 +287,15 @@ MqLinkDelete(MqContextC *ctx)
     close_children(c);
     const mqi_transport *tp = mqi_transport_get(ctx->cfg.tp);
     int ask_close = c->up && !c->is_server && tp && tp->server_closes_first;
+    if (ask_close && mqi_conn_peer_read_all(c)) {
+        /* a link that sent nothing since its handshake (a parent): the
+         * server has read all of it, so the client resets at once; the
+         * server reads the reset as the end.  No _CLS, no wait for its
+         * acknowledgement, no TIME_WAIT either (tcp: the client's write
+         * and ioctl and the server's SO_LINGER less per parent) */
+        ask_close = 0;
+        c->reset_on_close = 1;
+    }
     if (ask_close) {
         /* _CLS alone is the first write: nothing unacknowledged can make
          * Nagle hold it back, so the link never needs tune_later */
@@ -323,7 +330,7 @@ MqLinkGetParent(MqContextC *ctx)
 }
 
 MqContextC *
-mqi_instance_create(MqContextC *tmpl)
+mqi_instance_create(MqContextC *tmpl, int of_listener)
 {
     MqContextC *inst = tmpl->factory.fn ? tmpl->factory.fn(tmpl, tmpl->factory.data)
                                         : MqContextCreate();
@@ -333,7 +340,10 @@ mqi_instance_create(MqContextC *tmpl)
                        MqConfigGetName(tmpl));
         return NULL;
     }
-    mqi_config_copy(&inst->cfg, &tmpl->cfg);
+    if (of_listener)
+        mqi_config_borrow(&inst->cfg, &tmpl->cfg);
+    else
+        mqi_config_copy(&inst->cfg, &tmpl->cfg);
     if (!inst->setup.fn) {
         inst->setup = tmpl->setup;
         inst->setup_owned = 0;
@@ -351,7 +361,7 @@ mqi_instance_create(MqContextC *tmpl)
 void
 mqi_instance_serve(MqContextC *tmpl, int fd)
 {
-    MqContextC *inst = mqi_instance_create(tmpl);
+    MqContextC *inst = mqi_instance_create(tmpl, 1);
     if (!inst) {
         mqi_log(tmpl, MK_LOG_ERROR, "%s", MqErrorGetText(tmpl));
         close(fd);

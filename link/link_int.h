@@ -137,6 +137,7 @@ typedef struct mqi_config {
     char *tls_name;
     int tls_fd;          /* spawned instance: the listener's key material (hidden --tls-fd) */
     int allow_plaintext; /* --allow-plaintext: a non-loopback bind without TLS on purpose */
+    int borrowed;        /* the strings are a listener's (mqi_config_borrow): not freed */
     /* What a transport built from the options at link creation (TLS: the
      * SSL_CTX).  Instances of a listener borrow the listener's (owned 0). */
     struct {
@@ -151,9 +152,21 @@ typedef struct mqi_config {
 } mqi_config;
 
 void mqi_config_init(mqi_config *c);
-void mqi_config_free(mqi_config *c);
+/* Free what c holds; c is garbage after it (overwritten, or its context
+ * goes away). */
+void mqi_config_release(mqi_config *c);
 /* Copy the link options of src (not the pipe server command). */
 void mqi_config_copy(mqi_config *dst, const mqi_config *src);
+/* The same sharing src's strings, for the instances of a listener: its
+ * configuration is not written while it listens and outlives them (the
+ * listener's link ends only when the process does, or before any instance
+ * started; a --fork instance has its own copy of the process).  Not for a
+ * child instance: its template, the parent instance, is the application's
+ * to rename.  Every writer of a string (MqConfigSetName, option parsing)
+ * calls mqi_config_own first, which copies them.  Per parent on a
+ * --thread server: two strdup and two free less (uds: name and file). */
+void mqi_config_borrow(mqi_config *dst, const mqi_config *src);
+void mqi_config_own(mqi_config *c);
 /* Parse command-line style options into ctx's configuration. */
 MkErrorE mqi_options_parse(MqContextC *ctx, int argc, const char **argv);
 /* --version: print "PROGRAM (mqlink VERSION)" and exit 0 (version.c). */
@@ -256,6 +269,7 @@ typedef struct mqi_conn {
     int await_close;    /* client sent _CLS: the server closes first (tcp.c) */
     int reset_on_close; /* _CLS read (server) or acknowledged (client): close with a reset (conn.c) */
     int deaf_peer;      /* server: the client stopped reading (conn.c: peer_deaf) */
+    int sent_after_up;  /* bytes went out after the handshake (mqi_conn_peer_read_all) */
     MkErrorC *err;      /* why the connection ended: points at err_store */
     MkErrorC err_store;
     mqi_bytes rbuf;
@@ -315,6 +329,9 @@ void mqi_conn_free(mqi_conn *c);
 /* Mark the connection down with a reason (first reason wins). */
 MQI_SHARED void mqi_conn_fail(mqi_conn *c, MK_I32 code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* The same with a text that lives as long as the program (a literal): the
+ * connection's error points at it (the ordinary end of every link). */
+void mqi_conn_fail_fixed(mqi_conn *c, MK_I32 code, const char *text);
 /* Write everything buffered; reads incoming bytes meanwhile so both peers
  * can never block each other.  When the peer reads nothing for timeout_ms
  * (negative: no bound), the link is closed (MQ_ERR_TIMEOUT): a frame may be
@@ -326,6 +343,11 @@ mqi_conn_flush(mqi_conn *c)
 {
     return mqi_conn_flush_within(c, c->timeout_ms);
 }
+/* A client's plain link that has sent nothing since its handshake: the
+ * server's answer to the preamble shows it read every byte we sent, so a
+ * reset (SO_LINGER 0) loses nothing (conn.c: all_acknowledged says why a
+ * reset leaves what the peer received readable). */
+int mqi_conn_peer_read_all(const mqi_conn *c);
 /* Read what the socket has; MK_CONTINUE when nothing was there. */
 MkErrorE mqi_conn_fill(mqi_conn *c);
 /* Read, blocking until data, end of file or rcvtimeo_ms (MK_CONTINUE). */
@@ -387,9 +409,12 @@ struct MqContextC {
     MkBufferStreamC *ret;     /* answer of the last SendEND_AND_WAIT (handed over; NULL
                                * before the first: a parent that only links never needs it) */
     MkBufferStreamC *rd;      /* message being read (see the answer's handover) */
-    mqi_service *svc;
+    mqi_service *svc;         /* svc_inline until more services come (service.c) */
     int nsvc;
     int capsvc;
+    /* As many services as most servers create in their setup: an instance
+     * (one per parent) allocates no table for them. */
+    mqi_service svc_inline[8];
     mqi_call call;            /* the call being served */
     mqi_cb setup;
     int setup_owned;          /* free setup.data on delete */
@@ -634,8 +659,9 @@ mqi_answer_write(MqContextC *ctx, uint8_t kind, const MkBufferStreamC *body)
 
 /* ------------------------------------------------------------- servers */
 
-/* A new server instance from the template (factory, configuration, setup). */
-MqContextC *mqi_instance_create(MqContextC *tmpl);
+/* A new server instance from the template (factory, configuration, setup);
+ * a listener's instance borrows the template's strings (mqi_config_borrow). */
+MqContextC *mqi_instance_create(MqContextC *tmpl, int of_listener);
 /* Make ctx the server end of fd: handshake, run the setup, answer. */
 MkErrorE mqi_server_attach(MqContextC *ctx, int fd);
 /* Create an instance for fd, serve it until its link ends, delete it. */

@@ -107,7 +107,7 @@ LINK_TESTS = link/fault_test link/persist_test link/block_test \
 	link/transport/pipe/pipe_test link/transport/tcp/tcp_test \
 	link/transport/uds/uds_test link/start/start_test link/start/fork_test \
 	link/start/thread_test \
-	link/limits_test link/option_test link/reconnect_test
+	link/limits_test link/option_test link/reconnect_test link/service_test
 check_PROGRAMS += $(LINK_TESTS)
 TESTS += $(LINK_TESTS) link/layers_test.py link/parent_syscalls_test.sh link/thread_pool_test.sh
 EXTRA_DIST += link/layers_test.py
@@ -124,6 +124,7 @@ link_fault_test_LDADD = $(LINK_SHARED_HELPERS)
 link_limits_test_LDADD = $(LINK_TEST_HELPERS)
 link_reconnect_test_LDADD = $(LINK_TEST_HELPERS)
 link_option_test_LDADD = $(LINK_TEST_LIBS)
+link_service_test_LDADD = $(LINK_TEST_LIBS)
 if HAVE_OPENSSL
 check_PROGRAMS += link/transport/tls/tls_test
 TESTS += link/transport/tls/tls_test

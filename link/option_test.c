@@ -119,6 +119,46 @@ test_known_rows(void)
         MQT_CHECK_MSG(mqi_option_find(names[i]), "no row for --%s", names[i]);
 }
 
+/* The lookup (indexed by first letter) finds each row itself, and no row
+ * for a name that only shares a row's first letters or extends it. */
+static void
+test_find_each_row(void)
+{
+    static const char *const none[] = {"", "f", "fil", "files", "forks", "t", "x-none"};
+    for (size_t i = 0; mqi_option_list(i); i++)
+        for (const mqi_option *o = mqi_option_list(i); o->name; o++)
+            MQT_CHECK_MSG(mqi_option_find(o->name) == o, "--%s: another row found", o->name);
+    for (size_t i = 0; i < sizeof none / sizeof *none; i++)
+        MQT_CHECK_MSG(!mqi_option_find(none[i]), "a row for '--%s'", none[i]);
+}
+
+/* Numbers: plain digits (read without strtoll) and any other text read
+ * as strtoll reads it, the row's range checked either way. */
+static void
+test_numbers(void)
+{
+    static const struct {
+        const char *text;
+        long long want; /* -1: refused */
+    } cases[] = {
+        {"4096", 4096},     {"007", 7},  {"+8", 8},   {" 9", 9},  {"1073741824", 1073741824},
+        {"1073741825", -1}, {"5x", -1},  {"", -1},    {"-1", -1}, {"99999999999999999999", -1},
+        {"0x10", -1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        MqContextC *ctx = MqContextCreate();
+        const char *argv[] = {"prog", "--buffersize", cases[i].text, "--uds", "--file", "x"};
+        MkErrorE rc = mqi_options_parse(ctx, 6, argv);
+        if (cases[i].want < 0)
+            MQT_CHECK_MSG(rc == MK_ERROR, "--buffersize '%s' taken", cases[i].text);
+        else
+            MQT_CHECK_MSG(rc == MK_OK && ctx->cfg.buffersize == (size_t)cases[i].want,
+                          "--buffersize '%s': %zu (%s)", cases[i].text, ctx->cfg.buffersize,
+                          MkErrorGetText(ctx->err));
+        MqContextDelete(ctx);
+    }
+}
+
 static void
 test_config_keys(void)
 {
@@ -186,6 +226,8 @@ test_help(void)
 
 static const mqt_case cases[] = {
     {"the known options have rows", test_known_rows},
+    {"each row is found by its name, no row by another", test_find_each_row},
+    {"numbers: digits, and other text as strtoll reads it", test_numbers},
     {"every option is taken on the command line", test_command_line},
     {"every option is a config key (unless command-line only)", test_config_keys},
     {"--help lists every option (unless hidden)", test_help},

@@ -12,15 +12,16 @@
 #   - on uds the waits poll (transport.h: wait_in_poll), so neither side
 #     sets a receive timeout: no setsockopt per parent on either side;
 #   - on TCP an accepted socket inherits TCP_NODELAY and SO_RCVTIMEO from
-#     the listening socket; its two setsockopt per parent are TCP_QUICKACK
-#     after the handshake's answer (so that the client's _CLS is
-#     acknowledged at once) and SO_LINGER 0 when it read the client's _CLS,
-#     so that its close is a reset and no side keeps TIME_WAIT (conn.c:
-#     end_reset);
-#   - a TCP client whose _CLS the server acknowledged (SIOCOUTQ 0, one
-#     ioctl) closes with a reset itself (SO_LINGER 0) instead of waiting
-#     for the server's close (poll's POLLRDHUP); no read of the end of file
-#     either way;
+#     the listening socket, and a parent sends no _CLS, so the server sets
+#     no SO_LINGER 0 (which it does when it read _CLS, so that its close is
+#     a reset and no side keeps TIME_WAIT: conn.c, end_reset): no
+#     setsockopt per parent;
+#   - a TCP client that sent nothing since its handshake (a parent) closes
+#     with a reset at once (SO_LINGER 0; link.c, MqLinkDelete): the
+#     server's answer shows it read all there was, so no _CLS is written
+#     and no ioctl asks whether it was acknowledged (SIOCOUTQ, which a
+#     client that did send something still asks before it resets instead
+#     of waiting for the server's close); no read of the end of file;
 #   - a TCP client sets TCP_NODELAY at its first write after the handshake,
 #     and a parent's only one, _CLS, needs none: its setsockopt per parent
 #     are the receive timeout and the reset's SO_LINGER.
@@ -141,9 +142,9 @@ at_most() {
         exit !(a / 100 <= m && b / 200 <= m) }'
 }
 
-echo "1..10"
+echo "1..12"
 if ! command -v strace >/dev/null 2>&1 || ! strace -o /dev/null true 2>/dev/null; then
-    for t in 1 2 3 4 5 6 7 8 9 10; do echo "ok $t # SKIP strace missing or not allowed to trace"; done
+    for t in 1 2 3 4 5 6 7 8 9 10 11 12; do echo "ok $t # SKIP strace missing or not allowed to trace"; done
     exit 0
 fi
 # 3 polls per parent in --fork and 2 in --thread before the instance read
@@ -166,23 +167,26 @@ check "uds client: no setsockopt per parent" per_parent client uds fork setsocko
 check "pipe: no setsockopt per parent, client or server" per_parent both pipe - setsockopt 0.3
 # 2 per parent before 5073aca (TCP_NODELAY and SO_RCVTIMEO on each accepted
 # socket), then 0; then the reset's SO_LINGER (0 before: a FIN, TIME_WAIT on
-# the server); now also TCP_QUICKACK after the handshake's answer (1 before)
-check "tcp --fork: two setsockopt per parent (TCP_QUICKACK, SO_LINGER on _CLS)" per_parent server tcp fork setsockopt 2.3 1.7
+# the server); then also TCP_QUICKACK after the handshake's answer (2); now
+# a parent's client resets without _CLS: no SO_LINGER, and no TCP_QUICKACK
+# to have that _CLS acknowledged at once (tcp.c)
+check "tcp --fork: no setsockopt per parent" per_parent server tcp fork setsockopt 0.3
 if [ "$THREADS" = yes ]; then
-    check "tcp --thread: two setsockopt per parent (TCP_QUICKACK, SO_LINGER on _CLS)" per_parent server tcp thread setsockopt 2.3 1.7
+    check "tcp --thread: no setsockopt per parent" per_parent server tcp thread setsockopt 0.3
 else
-    check "tcp --thread: two setsockopt per parent # SKIP this build has no threads" true
+    check "tcp --thread: no setsockopt per parent # SKIP this build has no threads" true
 fi
+# 2 per parent while a parent's link ended with _CLS
+check "tcp client: one write per parent (the preamble; no _CLS)" per_parent client tcp fork sendto 1.3 0.7
 # before: 2 per parent (the handshake's answer and the end of file after _CLS)
 check "tcp client: one read per parent (the handshake's)" per_parent client tcp fork recvfrom 1.3
 # before: 2 per parent (TCP_NODELAY at connect and SO_RCVTIMEO); then 1; now
-# the reset's SO_LINGER too, where the server acknowledged _CLS
+# the reset's SO_LINGER too
 check "tcp client: at most two setsockopt per parent (no TCP_NODELAY)" at_most client tcp fork setsockopt 2.3
 # 1 per parent while the client always waited for the server's close after
-# _CLS; now only where _CLS was not acknowledged when it looked.  How many
-# that are depends on timing (the server's TCP_QUICKACK must come before
-# the client's _CLS: 0.02 per parent on --thread uninstrumented, 0.61 on
-# --fork under ASan and strace), so only the upper bound is pinned: never
-# more than one wait per parent.
-check "tcp client: at most one wait for the server's close per parent" at_most client tcp fork poll 1.3
+# _CLS; then 0.02-0.61 (only where _CLS was not acknowledged when it looked,
+# SIOCOUTQ: an ioctl per parent); now a parent sends no _CLS, so it neither
+# asks nor waits
+check "tcp client: no ioctl per parent (nothing to ask about)" per_parent client tcp fork ioctl 0.3
+check "tcp client: no wait for the server's close per parent" per_parent client tcp fork poll 0.3
 [ $failed -eq 0 ]

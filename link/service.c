@@ -24,6 +24,23 @@ find(MqContextC *ctx, uint32_t word)
     return NULL;
 }
 
+/* Room for more services: the table in the context is full, so it moves
+ * to the heap (doubling from there, mki_grow). */
+static MkErrorE
+grow(MqContextC *ctx)
+{
+    size_t cap = (size_t)ctx->capsvc;
+    int inline_table = ctx->svc == ctx->svc_inline;
+    mqi_service *t = mki_grow(inline_table ? NULL : ctx->svc, &cap, cap + 1, sizeof *t);
+    if (!t)
+        return MK_ERROR;
+    if (inline_table)
+        memcpy(t, ctx->svc_inline, sizeof ctx->svc_inline);
+    ctx->svc = t;
+    ctx->capsvc = (int)cap;
+    return MK_OK;
+}
+
 MkErrorE
 MqServiceCreate(MqContextC *ctx, const char *token, MqServiceCallF fn, void *data,
                 MqDataFreeF free_fn)
@@ -40,12 +57,8 @@ MqServiceCreate(MqContextC *ctx, const char *token, MqServiceCallF fn, void *dat
         if (s->cb.free)
             s->cb.free(s->cb.data);
     } else {
-        size_t cap = (size_t)ctx->capsvc;
-        mqi_service *t = mki_grow(ctx->svc, &cap, (size_t)ctx->nsvc + 1, sizeof *t);
-        if (!t)
+        if (ctx->nsvc == ctx->capsvc && grow(ctx) != MK_OK)
             return MkErrorSet(ctx->err, MK_ERR_MEMORY, "ServiceCreate: out of memory");
-        ctx->svc = t;
-        ctx->capsvc = (int)cap;
         s = &ctx->svc[ctx->nsvc++];
         s->token = token_word(token);
     }
@@ -138,7 +151,7 @@ child_create(mqi_conn *c, const mqi_hdr *h)
     if (h->child == 0) {
         MkErrorSet(parent->err, MQ_ERR_PROTOCOL, "child id 0 is the parent's");
     } else if (mqi_conn_child_check(c, h->child, parent->err) == MK_OK &&
-               (child = mqi_instance_create(parent)) != NULL) {
+               (child = mqi_instance_create(parent, 0)) != NULL) {
         child->parent = parent;
         if (mqi_conn_attach(c, child, h->child) == MK_OK &&
             (!child->setup.fn || child->setup.fn(child, child->setup.data) == MK_OK)) {
@@ -163,7 +176,7 @@ mqi_serve_internal(mqi_conn *c, const mqi_hdr *h, MkBufferStreamC *body)
         layer->internal(c, h, body);
     } else if (!memcmp(h->token, "_CLS", 4) && c->is_server) {
         /* the client is done and waits for us to close (transport/tcp) */
-        mqi_conn_fail(c, MQ_ERR_LINK, "peer closed the connection");
+        mqi_conn_fail_fixed(c, MQ_ERR_LINK, "peer closed the connection");
         c->reset_on_close = 1;
     } else if (!memcmp(h->token, "_CHD", 4) && c->is_server) {
         MqContextC *child = h->child ? mqi_conn_context(c, h->child) : NULL;

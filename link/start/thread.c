@@ -42,7 +42,7 @@
  * listener's thread and end the process.
  *
  * What a pool thread still waits for per parent is its client's close
- * (uds: the end of file; tcp: _CLS): the thread holds the link from accept
+ * (uds: the end of file; tcp: its reset): the thread holds the link from accept
  * to close, as its instance's objects may belong to the thread (a Tcl
  * interpreter per pool thread).  That wait is not where PARENT loses to
  * its floor (issue 16, point 4).  Measured on uds, five parent workers,
@@ -51,11 +51,21 @@
  * client ~1.0, and perflimit --connect's server and client as many or
  * more (1.1-1.3, 1.5-1.7).  The difference is work: the floor's server
  * makes 4 system calls per parent (accept, read, write, close) and runs
- * next to no code; this one makes ~5.5 (the poll and the read that find
- * the client's close: on uds the client closes first) and runs ~5 100
+ * next to no code; this one makes 6 (the poll and the read that find
+ * the client's close: on uds the client closes first) and ran ~5 300
  * instructions (instance, setup and its services, delete: callgrind, 1 500
  * parents against 500), the client ~4 100 (its system calls as many as the
- * floor client's: 6).  A thread that waits on the listening socket and on
+ * floor client's: 6); now ~3 600 and ~3 300 (a context and a connection
+ * not from calloc, the listener's strings borrowed, the option rows
+ * indexed, a fixed text for the peer's close).  On TCP the server makes 5
+ * and the client 7 system calls per parent, as the floor's: a parent's
+ * client resets at once instead of sending _CLS (link.c).  Waiting with
+ * poll(-1) instead of poll(timeout) on both sides (a scratch build: no
+ * hrtimer per wait) cut 1.0-1.4 us of ~29 us CPU per parent on uds (three
+ * alternated runs, load 4-8, so roughly); a wait must keep its timeout, so
+ * it is only noted here.  Reading before the first wait (in case the
+ * client closed already) found nothing in 97% of parents: one system call
+ * more.  A thread that waits on the listening socket and on
  * every link idle since its handshake at once (epoll; the acceptor never
  * runs a service, link/start/thread_test.c holds that rule; branch
  * thread7-shared) cut the server's switches to 0.8-1.0 per parent, but

@@ -245,7 +245,75 @@ tls_lasts_until_end_hook(void)
     listener_stop(pid);
 }
 
+/* NAME: answer the instance's name; RENM: rename the instance to the STR
+ * argument. */
+static MkErrorE
+name(MqContextC *ctx, void *data)
+{
+    MqSendSTART(ctx);
+    MqSendSTR(ctx, MqConfigGetName(ctx));
+    return MqSendRETURN(ctx);
+}
+
+static MkErrorE
+rename_instance(MqContextC *ctx, void *data)
+{
+    const char *to;
+    if (MqReadSTR(ctx, &to) != MK_OK)
+        return MK_ERROR;
+    MqConfigSetName(ctx, to);
+    return MqSendRETURN(ctx);
+}
+
+static MkErrorE
+setup_name(MqContextC *ctx, void *data)
+{
+    if (MqServiceCreate(ctx, "NAME", name, NULL, NULL) != MK_OK)
+        return MK_ERROR;
+    return MqServiceCreate(ctx, "RENM", rename_instance, NULL, NULL);
+}
+
+/* The NAME c's instance answers is want. */
+static void
+named(MqContextC *c, const char *want)
+{
+    const char *got = "";
+    MQT_OK(MqSendEND_AND_WAIT(c, "NAME", MQ_TIMEOUT_DEFAULT), MqErrorGetText(c));
+    MQT_CHECK(MqReadSTR(c, &got) == MK_OK);
+    MQT_CHECK_MSG(strcmp(got, want) == 0, "instance named '%s', not '%s'", got, want);
+}
+
+/* An instance shares its listener's configuration strings until it writes
+ * one (link_int.h: mqi_config_borrow): a rename is its own, and the
+ * listener's name stays for the next instances (served by the same pool
+ * threads) and a child gets its parent instance's new name.  Under ASan a
+ * shared string freed with an instance shows at the next one. */
+static void
+instance_rename_is_its_own(void)
+{
+    char sock[256];
+    snprintf(sock, sizeof sock, "%s", mqt_temp_path("sock"));
+    pid_t pid = listener_start(sock, setup_name, NULL, NULL);
+    for (int i = 0; i < 3; i++) {
+        MqContextC *c = client(sock), *child = MqContextCreate();
+        if (!c)
+            break;
+        named(c, "threadtest");
+        MqSendSTART(c);
+        MqSendSTR(c, "renamed");
+        MQT_OK(MqSendEND_AND_WAIT(c, "RENM", MQ_TIMEOUT_DEFAULT), MqErrorGetText(c));
+        named(c, "renamed");
+        MQT_OK(MqLinkCreateChild(child, c), MqErrorGetText(child));
+        named(child, "renamed");
+        MqContextDelete(child);
+        MqContextDelete(c);
+    }
+    listener_stop(pid);
+}
+
 static const mqt_case cases[] = {
+    {"thread: an instance's rename is its own, not its listener's or the next instance's",
+     instance_rename_is_its_own},
     {"thread: a long service holds up no other link (idle, new, or serving)",
      service_holds_up_no_link},
     {"thread: a pool thread's CreateTLS objects last until its end hook has run",

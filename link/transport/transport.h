@@ -33,13 +33,6 @@ typedef struct mqi_transport {
     MkErrorE (*secure)(MqContextC *ctx, mqi_conn *c, MK_I64 timeout_ms);
     /* A client's link ends by asking the server to close first (_CLS). */
     int server_closes_first;
-    /* Server side, right after the handshake's answer went out: have the
-     * client's next segment acknowledged at once (TCP: TCP_QUICKACK; the
-     * answer, sent right after the client's preamble came, put the socket
-     * in delayed-ACK mode).  A client that ends the link at once then sees
-     * its _CLS acknowledged and resets instead of waiting for the server's
-     * close (conn.c: all_acknowledged).  May be NULL. */
-    void (*answered)(int fd);
     /* An accepted socket inherits the listening socket's options (TCP on
      * Linux: the kernel clones the listener's socket): a listener sets
      * tune's options and the receive timeout there once, not once per

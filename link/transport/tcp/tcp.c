@@ -10,8 +10,14 @@
  * server, told that the client wants nothing more, closes that link with
  * a reset (conn.c: end_reset), so TIME_WAIT stays on neither side.  Where
  * the server has acknowledged everything up to _CLS by the time the client
- * looks (the quick ACK tcp_answered asks for), the client resets first
- * instead of waiting for that close (conn.c: all_acknowledged). */
+ * looks, the client resets first instead of waiting for that close (conn.c:
+ * all_acknowledged); a link that sent nothing since its handshake (a
+ * parent) resets at once, without _CLS (link.c: MqLinkDelete).
+ *
+ * The server no longer sets TCP_QUICKACK after the handshake's answer (one
+ * setsockopt per link) to have a parent's _CLS acknowledged at once: a
+ * parent sends none now, and on a link that made a call the answers put
+ * the socket back in delayed-ACK mode before its _CLS anyway. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netdb.h>
@@ -37,17 +43,6 @@ tcp_tune(int fd)
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 }
 
-/* The client's preamble came and the answer went right after it, which
- * put the socket in delayed-ACK ("ping-pong") mode: the client's next
- * segment (a parent's _CLS) would be acknowledged only with our next
- * answer, or 40 ms later.  One setsockopt per link. */
-static void
-tcp_answered(int fd)
-{
-    int one = 1;
-    setsockopt(fd, IPPROTO_TCP, TCP_QUICKACK, &one, sizeof one);
-}
-
 static MkErrorE
 resolve(MqContextC *ctx, int passive, struct addrinfo **res)
 {
@@ -66,20 +61,38 @@ resolve(MqContextC *ctx, int passive, struct addrinfo **res)
  * were a fifth of a TCP client's own instructions per parent (callgrind,
  * perfclient --parent).  0 for a name, or an address inet_pton does not
  * take (a scoped IPv6 one, "127.1"): getaddrinfo resolves those. */
+/* The port p names, -1 for none.  Plain digits are read here: strtol's
+ * locale handling was 180 of a TCP client's instructions per parent; any
+ * other text as strtol reads it (the option row took it so). */
+static long
+port_number(const char *p)
+{
+    long v = 0;
+    const char *d = p;
+    for (; *d >= '0' && *d <= '9' && v <= 65535; d++)
+        v = v * 10 + (*d - '0');
+    if (*d || d == p) {
+        char *end;
+        v = strtol(p, &end, 10);
+        if (end == p || *end)
+            return -1;
+    }
+    return v >= 0 && v <= 65535 ? v : -1;
+}
+
 static int
 numeric(const MqContextC *ctx, struct sockaddr_storage *ss, socklen_t *len)
 {
-    const char *host = ctx->cfg.host ? ctx->cfg.host : "127.0.0.1";
-    char *end;
-    if (!ctx->cfg.port)
-        return 0;
-    long port = strtol(ctx->cfg.port, &end, 10);
-    if (end == ctx->cfg.port || *end || port < 0 || port > 65535)
+    const char *host = ctx->cfg.host;
+    long port = ctx->cfg.port ? port_number(ctx->cfg.port) : -1;
+    if (port < 0)
         return 0;
     memset(ss, 0, sizeof *ss);
     struct sockaddr_in *in = (struct sockaddr_in *)ss;
     struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
-    if (inet_pton(AF_INET, host, &in->sin_addr) == 1) {
+    if (!host) /* the default, 127.0.0.1: no inet_pton (190 instructions per parent) */
+        in->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (!host || inet_pton(AF_INET, host, &in->sin_addr) == 1) {
         in->sin_family = AF_INET;
         in->sin_port = htons((uint16_t)port);
         *len = sizeof *in;
@@ -246,6 +259,5 @@ const mqi_transport mqi_tcp_transport = {
     .secure = mqi_tls_secure,
 #endif
     .server_closes_first = 1,
-    .answered = tcp_answered,
     .options = tcp_options,
 };
