@@ -84,6 +84,32 @@ public class BindingTest {
             ServiceCreate("WRNG", this::WRNG);
             ServiceCreate("VIEW", this::VIEW);
             ServiceCreate("!~aZ", this::TOKN);   // the printable range's ends
+            // slots 7 to 11: past the eight that MkObjectC runs by a method each
+            for (int i = 0; i < 4; i++)
+                answer("SVC" + i, "SV" + i, i % 2 == 0);
+            ServiceCreate("SWAP", () -> {   // SVC0 replaced by a new callable, in the slot SWAP's call frees
+                ServiceDelete("SVC1");
+                answer("SVC0", "new", false);
+                SendSTART();
+                SendRETURN();
+            });
+        }
+
+        /** A service answering text, of either form. */
+        void answer(String token, String text, boolean noArg) {
+            if (noArg) {
+                ServiceCreate(token, () -> {
+                    SendSTART();
+                    SendSTR(text);
+                    SendRETURN();
+                });
+            } else {
+                ServiceCreate(token, ctx -> {
+                    ctx.SendSTART();
+                    ctx.SendSTR(text);
+                    ctx.SendRETURN();
+                });
+            }
         }
 
         public void TOKN() {
@@ -615,6 +641,32 @@ public class BindingTest {
             expect(!kv.IsValid(), "a deleted context's view is not valid");
             e = raises(() -> kv.GetSTR());
             expect(e.getText().contains("no longer valid"), e.getText());
+        });
+        check("a server instance's services past its eighth run, and a replaced one runs its new callable", () -> {
+            MqContextC k = new MqContextC();   // a child: an instance of its own
+            k.LinkCreateChild(c);
+            for (int i = 0; i < 4; i++) {
+                k.SendSTART();
+                k.SendEND_AND_WAIT("SVC" + i);
+                String t = k.ReadSTR();
+                expect(t.equals("SV" + i), "SVC" + i + " answered " + t);
+            }
+            k.SendSTART();
+            k.SendEND_AND_WAIT("SWAP");
+            k.SendSTART();
+            k.SendEND_AND_WAIT("SVC0");
+            String t = k.ReadSTR();
+            expect(t.equals("new"), "SVC0 answered " + t);
+            k.SendSTART();
+            MkExceptionC e = raises(() -> k.SendEND_AND_WAIT("SVC1"));
+            expect(e.getText().contains("SVC1"), e.getText());
+            for (int i = 2; i < 4; i++) {
+                k.SendSTART();
+                k.SendEND_AND_WAIT("SVC" + i);
+                t = k.ReadSTR();
+                expect(t.equals("SV" + i), "SVC" + i + " answered " + t + " after SWAP");
+            }
+            k.Delete();
         });
         check("every child is a new instance of the server's class, released when it goes", () -> {
             List<String> names = new ArrayList<>();

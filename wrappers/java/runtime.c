@@ -138,6 +138,27 @@ global_class(JNIEnv *env, const char *name)
     return g;
 }
 
+/* MkObjectC's methods that run a service by its slot (mqj_cb_call). */
+static int
+cache_services(JNIEnv *env, jclass obj)
+{
+    static const char *const names[2] = {"callServiceCtx", "callService"}; /* by noarg */
+    char name[32];
+
+    for (int noarg = 0; noarg < 2; noarg++) {
+        if (!(mqj.call_any[noarg] = (*env)->GetStaticMethodID(env, obj, names[noarg],
+                                                              "([Ljava/lang/Object;I)Z")))
+            return 0;
+        for (int i = 0; i < MQJ_SLOT_METHODS; i++) {
+            snprintf(name, sizeof name, "%s%d", names[noarg], i);
+            if (!(mqj.call_slot[noarg][i] = (*env)->GetStaticMethodID(env, obj, name,
+                                                                      "([Ljava/lang/Object;)Z")))
+                return 0;
+        }
+    }
+    return 1;
+}
+
 static int
 cache(JNIEnv *env)
 {
@@ -160,6 +181,8 @@ cache(JNIEnv *env)
         !(mqj.call0 = (*env)->GetStaticMethodID(env, obj, "call", "([Ljava/lang/Object;)Z")) ||
         !(mqj.call1 = (*env)->GetStaticMethodID(env, obj, "call",
                                                 "([Ljava/lang/Object;[Ljava/lang/Object;)Z")) ||
+        !(mqj.services = (*env)->GetFieldID(env, obj, "services", "[Ljava/lang/Object;")) ||
+        !cache_services(env, obj) ||
         (*env)->RegisterNatives(env, obj, object_natives,
                                 (jint)(sizeof object_natives / sizeof *object_natives)) != 0)
         return 0;

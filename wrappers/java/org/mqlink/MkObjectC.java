@@ -3,6 +3,7 @@ package org.mqlink;
 import java.lang.ref.Cleaner;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
+import java.util.Arrays;
 import java.util.HashMap;
 
 /**
@@ -50,6 +51,13 @@ public abstract class MkObjectC implements AutoCloseable {
      * makes it.
      */
     int next;
+    /*
+     * A context's services' callables, by the slot the JNI library's record
+     * of each names (serviceSlot; java.py's slotted): they go with the
+     * object, so a server instance that ends lets go of its services
+     * without a JNI call each.  null until the first ServiceCreate.
+     */
+    Object[] services;
 
     /** A context: the JNI library sets hdl and its destroy callback clears it. */
     MkObjectC() {
@@ -233,6 +241,63 @@ public abstract class MkObjectC implements AutoCloseable {
     static boolean call(Object[] fn) throws Exception {
         ((MqServiceNoArgIF) fn[0]).Call();
         return true;
+    }
+
+    /*
+     * The first slots' services have a method each, as the JNI library runs
+     * them (mqj_cb_call): the slot as an argument cost the VM 25
+     * instructions per call (callgrind, perfclient --bus).
+     */
+    static boolean callService0(Object[] ctx) throws Exception { return callService(ctx, 0); }
+    static boolean callService1(Object[] ctx) throws Exception { return callService(ctx, 1); }
+    static boolean callService2(Object[] ctx) throws Exception { return callService(ctx, 2); }
+    static boolean callService3(Object[] ctx) throws Exception { return callService(ctx, 3); }
+    static boolean callService4(Object[] ctx) throws Exception { return callService(ctx, 4); }
+    static boolean callService5(Object[] ctx) throws Exception { return callService(ctx, 5); }
+    static boolean callService6(Object[] ctx) throws Exception { return callService(ctx, 6); }
+    static boolean callService7(Object[] ctx) throws Exception { return callService(ctx, 7); }
+    static boolean callServiceCtx0(Object[] ctx) throws Exception { return callServiceCtx(ctx, 0); }
+    static boolean callServiceCtx1(Object[] ctx) throws Exception { return callServiceCtx(ctx, 1); }
+    static boolean callServiceCtx2(Object[] ctx) throws Exception { return callServiceCtx(ctx, 2); }
+    static boolean callServiceCtx3(Object[] ctx) throws Exception { return callServiceCtx(ctx, 3); }
+    static boolean callServiceCtx4(Object[] ctx) throws Exception { return callServiceCtx(ctx, 4); }
+    static boolean callServiceCtx5(Object[] ctx) throws Exception { return callServiceCtx(ctx, 5); }
+    static boolean callServiceCtx6(Object[] ctx) throws Exception { return callServiceCtx(ctx, 6); }
+    static boolean callServiceCtx7(Object[] ctx) throws Exception { return callServiceCtx(ctx, 7); }
+
+    /** A service of the context ctx[0] (java.py's slotted): its callable in services[slot]. */
+    static boolean callService(Object[] ctx, int slot) throws Exception {
+        ((MqServiceNoArgIF) ((MkObjectC) ctx[0]).services[slot]).Call();
+        return true;
+    }
+
+    /** The same for a service that takes its context. */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    static boolean callServiceCtx(Object[] ctx, int slot) throws Exception {
+        MkObjectC c = (MkObjectC) ctx[0];
+        // a context of another class than the callable's T: ClassCastException
+        ((MqServiceIF) c.services[slot]).Call((MqContextC) c);
+        return true;
+    }
+
+    /** A free slot of services, now holding fn (the generated ServiceCreate passes it). */
+    final int serviceSlot(Object fn) {
+        Object[] s = services;
+        if (s == null)
+            services = s = new Object[8];
+        for (int i = 0;; i++) {
+            if (i == s.length)
+                services = s = Arrays.copyOf(s, 2 * i);
+            if (s[i] == null) {
+                s[i] = fn;
+                return i;
+            }
+        }
+    }
+
+    /** A registration that failed: its slot is free again. */
+    final void serviceDrop(int slot) {
+        services[slot] = null;
     }
 
     /** The same for a callable that takes its context, ctx[0]. */
