@@ -159,8 +159,8 @@ mqj_from_CTX(JNIEnv *env, MqContextC *ctx)
 
 /* -------------------------------------------------------------- callbacks */
 
-/* A callable runs through MkObjectC.call, a static Java method returning
- * true once it returned: JNI's false tells an exception without a JNI
+/* A callable runs through MkObjectC.call (callService, callNoArg), a
+ * static Java method returning true once it returned: JNI's false tells an exception without a JNI
  * ExceptionCheck per call, which cost 10 ns where the call through Java
  * costs 4 (measured: C calling an empty service 5 M times), and the
  * perfserver's NTHT 1352 -> 1260 server instructions per message
@@ -317,7 +317,9 @@ mqj_cb_call(MqContextC *ctx, void *data)
         a[0].l = c->h;
         a[1].i = cb->slot - 1;
         ok = (*env)->CallStaticBooleanMethodA(env, mqj.obj, cb->run, a);
-    } else if (cb->noarg) {
+    } else if (cb->noarg) { /* with the context's holder, if it has one: see callNoArg */
+        mqj_ctx *c = MqContextGetUserData(ctx);
+        a[1].l = c ? c->h : NULL;
         ok = (*env)->CallStaticBooleanMethodA(env, mqj.obj, mqj.call0, a);
     } else {
         if (!(a[1].l = object_of(env, ctx)))

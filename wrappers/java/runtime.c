@@ -178,7 +178,8 @@ cache(JNIEnv *env)
         !(mqj.dref = (*env)->GetFieldID(env, obj, "dref", "[B")) ||
         !(mqj.adopt = (*env)->GetMethodID(env, obj, "adopt", "(JI)V")) ||
         !(mqj.new_server = (*env)->GetStaticMethodID(env, obj, "newServer", "(Ljava/lang/Class;)J")) ||
-        !(mqj.call0 = (*env)->GetStaticMethodID(env, obj, "call", "([Ljava/lang/Object;)Z")) ||
+        !(mqj.call0 = (*env)->GetStaticMethodID(env, obj, "callNoArg",
+                                                 "([Ljava/lang/Object;[Ljava/lang/Object;)Z")) ||
         !(mqj.call1 = (*env)->GetStaticMethodID(env, obj, "call",
                                                 "([Ljava/lang/Object;[Ljava/lang/Object;)Z")) ||
         !(mqj.services = (*env)->GetFieldID(env, obj, "services", "[Ljava/lang/Object;")) ||

@@ -54,7 +54,7 @@ typedef struct {
     jclass obj;                 /* MkObjectC */
     jmethodID new_server;       /* static MkObjectC.newServer(Class) */
     jclass *cls;                /* mqj_classes[i], in the table's order */
-    jmethodID call0, call1;     /* static MkObjectC.call(Object[]), call(Object[], Object[]) */
+    jmethodID call0, call1;     /* static MkObjectC.callNoArg, call(Object[], Object[]) */
     jfieldID services;          /* MkObjectC.services: a context's services' callables */
     jmethodID call_slot[2][MQJ_SLOT_METHODS]; /* MkObjectC.callServiceCtxN, callServiceN */
     jmethodID call_any[2];      /* MkObjectC.callServiceCtx(Object[], int), callService */

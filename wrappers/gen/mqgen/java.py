@@ -228,15 +228,25 @@ def any_view(plan):
 # the stream (each sets next = 0, as each ends its view), so
 # `while (bus.ReadItemExists())` costs no JNI call after such a read (8 per
 # BUS message).  Only for a class with views: its state changes through
-# its own methods alone, where a context's read changes with each service,
-# callback and blocking call.
+# its own methods alone.
+# A context's read also changes with each service and callback run on it
+# (and so within its blocking calls): MkObjectC's callService, call and
+# callNoArg set its next = 0 as each starts and again as it ends, thrown or
+# not (an interrupted read comes back), the points where its ReadBUFR view
+# ends and more; so `while (ReadItemExists())` in a service costs one JNI
+# call per message, not one per item (BUS, BFL: 8 per message).  Its
+# ReadBUFR pays for the C ReadItemExists also in a service that never asks
+# (END +36 instructions per message, callgrind): reporting it only once
+# asked (a flag passed to the native) cost BUS more than it saved (8839
+# against 8775 per message).
 AHEAD = "ReadItemExists"
 
 
 def ahead_fn(k):
     """The C function of a class's ReadItemExists; None for a class without
     views or without one."""
-    if k is None or not k.plain or not has_src_views(k):
+    if k is None or not (has_src_views(k) if k.plain else
+                         any(has_view(f.plan) for f in k.funcs)):
         return None
     return next((f.cfunc for f in k.funcs if f.name == AHEAD and f.kind == "method"), None)
 
@@ -412,8 +422,9 @@ class FuncGlue:
         elif r.kind == "continue":
             self.w("    return rc == MK_OK ? JNI_TRUE : JNI_FALSE;")
         elif r.kind == "out" and self.view and reports_ahead(p, True):
-            self.w("    return mqj_ahead((jlong)(intptr_t)%s, %s(obj));"
-                   % (r.param.name, ahead_fn(p.cls)))
+            self.w("    return mqj_ahead(%s, %s(obj));" % (
+                ("mqj_view(env, obj, %s)" if has_view(p) else "(jlong)(intptr_t)%s")
+                % r.param.name, ahead_fn(p.cls)))
         elif r.kind == "out" and self.view and src_view(p):
             self.w("    return (jlong)(intptr_t)%s;" % r.param.name)
         elif r.kind == "out" and reports_ahead(p, False):

@@ -45,10 +45,11 @@ public abstract class MkObjectC implements AutoCloseable {
     private MkBufferC view;
     MkObjectC src;
     /*
-     * What the last read of this stream said of the next item (java.py's
-     * AHEAD: ReadItemExists answers from it without a JNI call): 1 an item
-     * is left, -1 none, 0 unknown, as every other method of the stream
-     * makes it.
+     * What the last read of this stream or context said of the next item
+     * (java.py's AHEAD: ReadItemExists answers from it without a JNI call):
+     * 1 an item is left, -1 none, 0 unknown, as every other method of the
+     * stream or context makes it, and a context's callables as they start
+     * and end (callNoArg).
      */
     int next;
     /*
@@ -236,11 +237,35 @@ public abstract class MkObjectC implements AutoCloseable {
      * callable fn[0] (the library holds each object in such a holder, see
      * its refs.c); true once it has returned, so the library needs no JNI
      * ExceptionCheck per call; when it throws, the JNI call returns false
-     * with the exception pending.  See callback.c for what it saves.
+     * with the exception pending.  See callback.c for what it saves.  It
+     * runs on the context ctx[0] (null: none): see enter.
      */
-    static boolean call(Object[] fn) throws Exception {
-        ((MqServiceNoArgIF) fn[0]).Call();
+    static boolean callNoArg(Object[] fn, Object[] ctx) throws Exception {
+        MkObjectC c = enter(ctx);
+        try {
+            ((MqServiceNoArgIF) fn[0]).Call();
+        } finally {
+            leave(c);
+        }
         return true;
+    }
+
+    /*
+     * A callable's context (ctx[0], or null), whose read is a new message
+     * while the callable runs and the one it interrupted, if any, after it:
+     * what its last read said of the next item (next, java.py's AHEAD) is
+     * forgotten as the callable starts (enter) and as it ends (leave).
+     */
+    private static MkObjectC enter(Object[] ctx) {
+        MkObjectC c = ctx == null ? null : (MkObjectC) ctx[0];
+        if (c != null)
+            c.next = 0;
+        return c;
+    }
+
+    private static void leave(MkObjectC c) {
+        if (c != null)
+            c.next = 0;
     }
 
     /*
@@ -267,16 +292,25 @@ public abstract class MkObjectC implements AutoCloseable {
 
     /** A service of the context ctx[0] (java.py's slotted): its callable in services[slot]. */
     static boolean callService(Object[] ctx, int slot) throws Exception {
-        ((MqServiceNoArgIF) ((MkObjectC) ctx[0]).services[slot]).Call();
+        MkObjectC c = enter(ctx);
+        try {
+            ((MqServiceNoArgIF) c.services[slot]).Call();
+        } finally {
+            leave(c);
+        }
         return true;
     }
 
     /** The same for a service that takes its context. */
     @SuppressWarnings({"unchecked", "rawtypes"})
     static boolean callServiceCtx(Object[] ctx, int slot) throws Exception {
-        MkObjectC c = (MkObjectC) ctx[0];
-        // a context of another class than the callable's T: ClassCastException
-        ((MqServiceIF) c.services[slot]).Call((MqContextC) c);
+        MkObjectC c = enter(ctx);
+        try {
+            // a context of another class than the callable's T: ClassCastException
+            ((MqServiceIF) c.services[slot]).Call((MqContextC) c);
+        } finally {
+            leave(c);
+        }
         return true;
     }
 
@@ -303,8 +337,13 @@ public abstract class MkObjectC implements AutoCloseable {
     /** The same for a callable that takes its context, ctx[0]. */
     @SuppressWarnings({"unchecked", "rawtypes"})
     static boolean call(Object[] fn, Object[] ctx) throws Exception {
-        // a context of another class than the callable's T: ClassCastException
-        ((MqServiceIF) fn[0]).Call((MqContextC) ctx[0]);
+        MkObjectC c = enter(ctx);
+        try {
+            // a context of another class than the callable's T: ClassCastException
+            ((MqServiceIF) fn[0]).Call((MqContextC) c);
+        } finally {
+            leave(c);
+        }
         return true;
     }
 
