@@ -83,7 +83,34 @@ public class BindingTest {
             ServiceCreate("INST", TestServer::INST);   // an unbound one
             ServiceCreate("WRNG", this::WRNG);
             ServiceCreate("VIEW", this::VIEW);
+            ServiceCreate("CNTR", this::CNTR);
             ServiceCreate("!~aZ", this::TOKN);   // the printable range's ends
+            // slots 7 to 11: past the eight that MkObjectC runs by a method each
+            for (int i = 0; i < 4; i++)
+                answer("SVC" + i, "SV" + i, i % 2 == 0);
+            ServiceCreate("SWAP", () -> {   // SVC0 replaced by a new callable, in the slot SWAP's call frees
+                ServiceDelete("SVC1");
+                answer("SVC0", "new", false);
+                SendSTART();
+                SendRETURN();
+            });
+        }
+
+        /** A service answering text, of either form. */
+        void answer(String token, String text, boolean noArg) {
+            if (noArg) {
+                ServiceCreate(token, () -> {
+                    SendSTART();
+                    SendSTR(text);
+                    SendRETURN();
+                });
+            } else {
+                ServiceCreate(token, ctx -> {
+                    ctx.SendSTART();
+                    ctx.SendSTR(text);
+                    ctx.SendRETURN();
+                });
+            }
         }
 
         public void TOKN() {
@@ -104,6 +131,18 @@ public class BindingTest {
             SendRETURN();
             keptView = w;
             keptCopy = c;
+        }
+
+        // the items, counted as PerfServer's BUST reads them (ReadItemExists answered in Java)
+        void CNTR() {
+            int n = 0;
+            while (ReadItemExists()) {
+                ReadBUFR();
+                n++;
+            }
+            SendSTART();
+            SendI32(n);
+            SendRETURN();
         }
 
         void FAIL() {
@@ -615,6 +654,97 @@ public class BindingTest {
             expect(!kv.IsValid(), "a deleted context's view is not valid");
             e = raises(() -> kv.GetSTR());
             expect(e.getText().contains("no longer valid"), e.getText());
+        });
+        check("a context's ReadItemExists after ReadBUFR: each message's own, each answer's, around a callback in a blocking call or another context's loop", () -> {
+            for (int items : new int[] {2, 3, 0, 1, 0, 2}) {   // a message ending with none, then one with some
+                c.SendSTART();
+                for (int i = 0; i < items; i++)
+                    c.SendI32(i);
+                c.SendEND_AND_WAIT("CNTR");
+                int n = c.ReadI32();
+                expect(n == items, "CNTR counted " + n + " of " + items);
+            }
+            c.SendSTART();
+            c.SendI32(1);
+            c.SendI32(2);
+            c.SendEND_AND_WAIT("ECHO");
+            expect(c.ReadBUFR().GetI32() == 1 && c.ReadItemExists(), "one item of the answer left");
+            c.SendSTART();
+            c.SendEND_AND_WAIT("ECHO");   // its answer has none: what the last read said is past
+            expect(!c.ReadItemExists(), "the new answer is empty");
+            for (boolean noArg : new boolean[] {true, false}) {
+                // a callback that reads its answer to the end runs within the
+                // next blocking call, whose answer still has its items after it
+                int[] read = {0};
+                MqServiceNoArgIF drain = () -> {
+                    while (c.ReadItemExists()) {
+                        c.ReadBUFR();
+                        read[0]++;
+                    }
+                };
+                c.SendSTART();
+                c.SendI32(5);
+                if (noArg)
+                    c.SendEND_AND_CALLBACK("ECHO", drain);
+                else
+                    c.SendEND_AND_CALLBACK("ECHO", ctx -> drain.Call());
+                c.SendSTART();
+                c.SendI32(3);
+                c.SendEND_AND_WAIT("ECHO");
+                expect(read[0] == 1, noArg + ": the callback read " + read[0] + " items within the wait");
+                expect(c.ReadItemExists(), noArg + ": the answer's item is still there");
+                expect(c.ReadBUFR().GetI32() == 3 && !c.ReadItemExists(), noArg + ": and no more");
+            }
+            // a child's callback run by its parent's event loop, after a read
+            // of the child's that left an item: the callback's answer has none
+            MqContextC k = new MqContextC();
+            k.LinkCreateChild(c);
+            k.SendSTART();
+            k.SendI32(1);
+            k.SendI32(2);
+            k.SendEND_AND_WAIT("ECHO");
+            int[] got = {-1};   // -1: not run, -2: threw
+            k.SendSTART();
+            k.SendEND_AND_CALLBACK("ECHO", () -> {
+                got[0] = -2;
+                int n = 0;
+                while (k.ReadItemExists()) {
+                    k.ReadBUFR();
+                    n++;
+                }
+                got[0] = n;
+            });
+            expect(k.ReadItemExists() && k.ReadBUFR().GetI32() == 1, "the first answer's first item");
+            for (int i = 0; i < 100 && got[0] == -1; i++)
+                c.ProcessEvent(MqLink.MQ_WAIT_ONCE, 100);
+            expect(got[0] == 0, "the child's callback read " + got[0] + " items of an empty answer (-2: threw)");
+            k.Delete();
+        });
+        check("a server instance's services past its eighth run, and a replaced one runs its new callable", () -> {
+            MqContextC k = new MqContextC();   // a child: an instance of its own
+            k.LinkCreateChild(c);
+            for (int i = 0; i < 4; i++) {
+                k.SendSTART();
+                k.SendEND_AND_WAIT("SVC" + i);
+                String t = k.ReadSTR();
+                expect(t.equals("SV" + i), "SVC" + i + " answered " + t);
+            }
+            k.SendSTART();
+            k.SendEND_AND_WAIT("SWAP");
+            k.SendSTART();
+            k.SendEND_AND_WAIT("SVC0");
+            String t = k.ReadSTR();
+            expect(t.equals("new"), "SVC0 answered " + t);
+            k.SendSTART();
+            MkExceptionC e = raises(() -> k.SendEND_AND_WAIT("SVC1"));
+            expect(e.getText().contains("SVC1"), e.getText());
+            for (int i = 2; i < 4; i++) {
+                k.SendSTART();
+                k.SendEND_AND_WAIT("SVC" + i);
+                t = k.ReadSTR();
+                expect(t.equals("SV" + i), "SVC" + i + " answered " + t + " after SWAP");
+            }
+            k.Delete();
         });
         check("every child is a new instance of the server's class, released when it goes", () -> {
             List<String> names = new ArrayList<>();

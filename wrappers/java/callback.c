@@ -159,8 +159,8 @@ mqj_from_CTX(JNIEnv *env, MqContextC *ctx)
 
 /* -------------------------------------------------------------- callbacks */
 
-/* A callable runs through MkObjectC.call, a static Java method returning
- * true once it returned: JNI's false tells an exception without a JNI
+/* A callable runs through MkObjectC.call (callService, callNoArg), a
+ * static Java method returning true once it returned: JNI's false tells an exception without a JNI
  * ExceptionCheck per call, which cost 10 ns where the call through Java
  * costs 4 (measured: C calling an empty service 5 M times), and the
  * perfserver's NTHT 1352 -> 1260 server instructions per message
@@ -202,11 +202,60 @@ mqj_cb_take(JNIEnv *env, jobject fn, jint noarg, int scope, const char *name)
     return cb_new(env, fn, NULL, noarg, scope, name);
 }
 
+void *
+mqj_cb_slot(JNIEnv *env, MqContextC *ctx, jobject fn, jint noarg, jint slot, int scope,
+            const char *name)
+{
+    mqj_cb *cb;
+
+    if (slot < 0) { /* MkObjectC.serviceSlot's: never */
+        mqj_throw(env, MK_ERR_ARGUMENT, "%s: no slot", name);
+        return NULL;
+    }
+    if ((cb = cb_new(env, fn, NULL, noarg, scope, name))) {
+        cb->owner = ctx;
+        cb->slot = slot + 1;
+        cb->run = slot < MQJ_SLOT_METHODS ? mqj.call_slot[noarg != 0][slot]
+                                          : mqj.call_any[noarg != 0];
+    }
+    return cb;
+}
+
+/* A service released while its context lives: its slot no longer keeps the
+ * callable.  Its context's user data is gone once the context is being
+ * deleted (ctx_destroyed), and the object with it.  Not with an exception
+ * pending (a failed registration): the Java method clears the slot then. */
+static void
+slot_clear(JNIEnv *env, mqj_cb *cb)
+{
+    mqj_ctx *c = MqContextGetUserData(cb->owner);
+    jobject self;
+    jobjectArray s;
+
+    if (!c || !env || (*env)->ExceptionCheck(env) || !(self = mqj_held_object(env, c)))
+        return;
+    if ((s = (*env)->GetObjectField(env, self, mqj.services))) {
+        (*env)->SetObjectArrayElement(env, s, cb->slot - 1, NULL);
+        (*env)->DeleteLocalRef(env, s);
+    }
+    (*env)->DeleteLocalRef(env, self);
+}
+
 void
 mqj_cb_free(void *data)
 {
-    if (data)
-        mqj_let_go(mqj_env(), data);
+    mqj_cb *cb = data;
+    JNIEnv *env;
+
+    if (!cb)
+        return;
+    env = mqj_env();
+    if (cb->slot) {
+        slot_clear(env, cb);
+        mqj_put_back(env, cb);
+    } else {
+        mqj_let_go(env, cb);
+    }
 }
 
 /* The pending exception as UTF-8 text and a code; clears it. */
@@ -261,7 +310,16 @@ mqj_cb_call(MqContextC *ctx, void *data)
     if (!env)
         return MqErrorSet(ctx, MK_ERR_GENERIC, "cannot attach the thread to the JVM");
     a[0].l = cb->h;
-    if (cb->noarg) {
+    if (cb->slot) { /* its context's object and the slot of the callable in it */
+        mqj_ctx *c = MqContextGetUserData(cb->owner);
+        if (!c)
+            return MqErrorSet(ctx, MK_ERR_GENERIC, "the service's context has no object");
+        a[0].l = c->h;
+        a[1].i = cb->slot - 1;
+        ok = (*env)->CallStaticBooleanMethodA(env, mqj.obj, cb->run, a);
+    } else if (cb->noarg) { /* with the context's holder, if it has one: see callNoArg */
+        mqj_ctx *c = MqContextGetUserData(ctx);
+        a[1].l = c ? c->h : NULL;
         ok = (*env)->CallStaticBooleanMethodA(env, mqj.obj, mqj.call0, a);
     } else {
         if (!(a[1].l = object_of(env, ctx)))

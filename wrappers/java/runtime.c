@@ -138,6 +138,27 @@ global_class(JNIEnv *env, const char *name)
     return g;
 }
 
+/* MkObjectC's methods that run a service by its slot (mqj_cb_call). */
+static int
+cache_services(JNIEnv *env, jclass obj)
+{
+    static const char *const names[2] = {"callServiceCtx", "callService"}; /* by noarg */
+    char name[32];
+
+    for (int noarg = 0; noarg < 2; noarg++) {
+        if (!(mqj.call_any[noarg] = (*env)->GetStaticMethodID(env, obj, names[noarg],
+                                                              "([Ljava/lang/Object;I)Z")))
+            return 0;
+        for (int i = 0; i < MQJ_SLOT_METHODS; i++) {
+            snprintf(name, sizeof name, "%s%d", names[noarg], i);
+            if (!(mqj.call_slot[noarg][i] = (*env)->GetStaticMethodID(env, obj, name,
+                                                                      "([Ljava/lang/Object;)Z")))
+                return 0;
+        }
+    }
+    return 1;
+}
+
 static int
 cache(JNIEnv *env)
 {
@@ -157,9 +178,12 @@ cache(JNIEnv *env)
         !(mqj.dref = (*env)->GetFieldID(env, obj, "dref", "[B")) ||
         !(mqj.adopt = (*env)->GetMethodID(env, obj, "adopt", "(JI)V")) ||
         !(mqj.new_server = (*env)->GetStaticMethodID(env, obj, "newServer", "(Ljava/lang/Class;)J")) ||
-        !(mqj.call0 = (*env)->GetStaticMethodID(env, obj, "call", "([Ljava/lang/Object;)Z")) ||
+        !(mqj.call0 = (*env)->GetStaticMethodID(env, obj, "callNoArg",
+                                                 "([Ljava/lang/Object;[Ljava/lang/Object;)Z")) ||
         !(mqj.call1 = (*env)->GetStaticMethodID(env, obj, "call",
                                                 "([Ljava/lang/Object;[Ljava/lang/Object;)Z")) ||
+        !(mqj.services = (*env)->GetFieldID(env, obj, "services", "[Ljava/lang/Object;")) ||
+        !cache_services(env, obj) ||
         (*env)->RegisterNatives(env, obj, object_natives,
                                 (jint)(sizeof object_natives / sizeof *object_natives)) != 0)
         return 0;

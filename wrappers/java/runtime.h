@@ -36,6 +36,9 @@ extern const int mqj_class_count;
 extern const JNINativeMethod mqj_module_natives[];
 extern const int mqj_module_count;
 
+/* The slots whose services have a method of their own (MkObjectC.callServiceN). */
+enum { MQJ_SLOT_METHODS = 8 };
+
 /* The cache JNI_OnLoad fills: global references and IDs, never looked up
  * on a call. */
 typedef struct {
@@ -51,7 +54,10 @@ typedef struct {
     jclass obj;                 /* MkObjectC */
     jmethodID new_server;       /* static MkObjectC.newServer(Class) */
     jclass *cls;                /* mqj_classes[i], in the table's order */
-    jmethodID call0, call1;     /* static MkObjectC.call(Object[]), call(Object[], Object[]) */
+    jmethodID call0, call1;     /* static MkObjectC.callNoArg, call(Object[], Object[]) */
+    jfieldID services;          /* MkObjectC.services: a context's services' callables */
+    jmethodID call_slot[2][MQJ_SLOT_METHODS]; /* MkObjectC.callServiceCtxN, callServiceN */
+    jmethodID call_any[2];      /* MkObjectC.callServiceCtx(Object[], int), callService */
     jclass throwable;
     jmethodID throwable_str;    /* Throwable.toString() */
     jclass string;
@@ -99,6 +105,9 @@ typedef struct mqj_held {
     int noarg;             /* a callable's form (MkObjectC.noArg): 1 runs Call(), 0 Call(ctx) */
     int scope;             /* a callable's MQJ_SCOPE_* */
     int stale;             /* a context's, let go without an env: its object's hdl still names it */
+    MqContextC *owner;     /* a service's context, whose object keeps its callable (mqj_cb_slot) */
+    int slot;              /* its index in that object's services plus one; 0: the callable is in h */
+    jmethodID run;         /* the MkObjectC method that runs it (callServiceN, callService) */
 } mqj_held;
 typedef mqj_held mqj_ctx; /* a context's user data, let go by the destroy callback */
 
@@ -110,6 +119,9 @@ typedef mqj_held mqj_ctx; /* a context's user data, let go by the destroy callba
 mqj_held *mqj_hold(JNIEnv *env, jobject o);
 jobject mqj_held_object(JNIEnv *env, mqj_held *r);
 void mqj_let_go(JNIEnv *env, mqj_held *r);
+/* The same for one whose holder was never filled (mqj_hold(env, NULL) kept
+ * empty): no JNI call. */
+void mqj_put_back(JNIEnv *env, mqj_held *r);
 void mqj_hold_pool_free(void);
 jint JNICALL mqj_held_count(JNIEnv *env, jclass cls);
 
@@ -291,6 +303,17 @@ void *mqj_cb_new(JNIEnv *env, jobject fn, jint noarg, int scope, const char *nam
 /* The same with the holder left empty, for the generated Java method to
  * store fn into (java.py's held_callback): mqj_cb_holder returns it. */
 void *mqj_cb_take(JNIEnv *env, jobject fn, jint noarg, int scope, const char *name);
+/* A service's registration whose callable the Java method stored in its
+ * context's object (MkObjectC.services[slot], java.py's slotted) instead of
+ * a holder: its record takes an empty one from the pool and gives it back
+ * as it was, so a service costs no JNI array store, where filling and
+ * emptying a holder of its own cost two (one of them in C, 91
+ * instructions, five per perfserver child).  Released while its context
+ * lives (ServiceDelete, a replacement) it clears its slot; released with
+ * the context (MqContextDelete frees the services after its destroy
+ * callback) the slots go with the object. */
+void *mqj_cb_slot(JNIEnv *env, MqContextC *ctx, jobject fn, jint noarg, jint slot, int scope,
+                  const char *name);
 static inline jobjectArray
 mqj_cb_holder(void *cb)
 {

@@ -316,6 +316,11 @@ class MqContextC : public detail::ContextCore {
         detail::check_ctx(*this, ::MqReadBUF(Ptr(), &v));
         return MkBufferR(v);
     }
+    /// True while an item is left.
+    bool ReadItemExists() {
+        auto r = ::MqReadItemExists(Ptr());
+        return (r) != 0;
+    }
     /// Move the next item.
     void ProxyItem(MqContextC & to) {
         detail::check_ctx(*this, ::MqProxyItem(Ptr(), to.Ptr()));

@@ -876,6 +876,17 @@ MqContextC_ReadBUFR(VALUE self)
     return mqrb_view(self, v);
 }
 
+/* True while an item is left. */
+static VALUE
+MqContextC_ReadItemExists(VALUE self)
+{
+    MqContextC *obj = mqrb_ctx_get(self, "ReadItemExists");
+    MK_BOL r;
+
+    r = MqReadItemExists(obj);
+    return ((r) ? Qtrue : Qfalse);
+}
+
 /* Move the next item. */
 static VALUE
 MqContextC_ProxyItem(VALUE self, VALUE a0)
@@ -1010,6 +1021,7 @@ mqrb_glue_init(VALUE module, VALUE cContext)
     rb_define_method(c, "ReadBIN", MqContextC_ReadBIN, 0);
     rb_define_method(c, "ReadBUF", MqContextC_ReadBUF, 0);
     rb_define_method(c, "ReadBUFR", MqContextC_ReadBUFR, 0);
+    rb_define_method(c, "ReadItemExists", MqContextC_ReadItemExists, 0);
     rb_define_method(c, "ProxyItem", MqContextC_ProxyItem, 1);
     rb_define_method(c, "LinkGetParent", MqContextC_LinkGetParent, 0);
     rb_define_method(c, "ErrorSet", MqContextC_ErrorSet, 2);

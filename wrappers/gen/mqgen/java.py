@@ -35,7 +35,7 @@ def ret_type(plan):
 
 def ret_sig(plan):
     r = plan.result
-    if held_callback(plan):
+    if held_callback(plan) and not slotted(plan):
         return "[Ljava/lang/Object;"  # the callable's holder, filled by Java
     if java_made(plan) == "fill":
         return "J"  # what MkObjectC.fill stores (mqj_fill_BUF)
@@ -52,7 +52,7 @@ def ret_sig(plan):
 
 def ret_jni(plan):
     r = plan.result
-    if held_callback(plan):
+    if held_callback(plan) and not slotted(plan):
         return "jobjectArray"
     if java_made(plan) == "fill":
         return "jlong"
@@ -169,6 +169,23 @@ def held_callback(plan):
     return held[0]
 
 
+# A service's callable goes into its context's object instead of a holder
+# of its own (MkObjectC.services, at a slot the Java method picks and
+# passes; the runtime's mqj_cb_slot): the library runs a service only on
+# the context it was registered on and releases it while that context
+# lives or as it is deleted, after its destroy callback, so the callable
+# never needs a JNI store to let go of it with its context: 5 of the 7 JNI
+# SetObjectArrayElement per perfserver child.  A registration that throws
+# frees its slot again.
+SLOTTED = ("ServiceCreate",)
+
+
+def slotted(plan):
+    """A context's callback registration whose callable the context keeps."""
+    return (plan.name in SLOTTED and plan.on_object and not plan.cls.plain and
+            held_callback(plan) is not None)
+
+
 def native(name):
     """The private native behind a Java method (wrapped, java_made)."""
     return "n" + name
@@ -211,15 +228,25 @@ def any_view(plan):
 # the stream (each sets next = 0, as each ends its view), so
 # `while (bus.ReadItemExists())` costs no JNI call after such a read (8 per
 # BUS message).  Only for a class with views: its state changes through
-# its own methods alone, where a context's read changes with each service,
-# callback and blocking call.
+# its own methods alone.
+# A context's read also changes with each service and callback run on it
+# (and so within its blocking calls): MkObjectC's callService, call and
+# callNoArg set its next = 0 as each starts and again as it ends, thrown or
+# not (an interrupted read comes back), the points where its ReadBUFR view
+# ends and more; so `while (ReadItemExists())` in a service costs one JNI
+# call per message, not one per item (BUS, BFL: 8 per message).  Its
+# ReadBUFR pays for the C ReadItemExists also in a service that never asks
+# (END +36 instructions per message, callgrind): reporting it only once
+# asked (a flag passed to the native) cost BUS more than it saved (8839
+# against 8775 per message).
 AHEAD = "ReadItemExists"
 
 
 def ahead_fn(k):
     """The C function of a class's ReadItemExists; None for a class without
     views or without one."""
-    if k is None or not k.plain or not has_src_views(k):
+    if k is None or not (has_src_views(k) if k.plain else
+                         any(has_view(f.plan) for f in k.funcs)):
         return None
     return next((f.cfunc for f in k.funcs if f.name == AHEAD and f.kind == "method"), None)
 
@@ -267,7 +294,8 @@ class FuncGlue:
             head += ", jlong hdl"
         return head + "".join(", %s%s %s" % (
             "".join("%s %s, " % (x.jni, x.name.format(n=i.param.name)) for x in leads_of(i)),
-            jcol(i.param.type).jni, i.param.name) for i in p.inputs)
+            jcol(i.param.type).jni, i.param.name) for i in p.inputs) + (
+                ", jint slot" if slotted(p) else "")
 
     def emit(self):
         p = self.plan
@@ -320,8 +348,12 @@ class FuncGlue:
             c = jcol(i.param.type)
             if not c.get("to"):
                 continue
-            conv = c.to.format(n=i.param.name, fn=p.name,
-                               scope=str(i.param.attrs.get("scope", "")).upper())
+            to = c.to
+            if slotted(p) and i is held_callback(p):
+                to = ('({n}_cb = mqj_cb_slot(env, obj, {n}, {n}_na, slot, MQJ_SCOPE_{scope},'
+                      ' "{fn}"))')
+            conv = to.format(n=i.param.name, fn=p.name,
+                             scope=str(i.param.attrs.get("scope", "")).upper())
             self.w("    if (!%s) {" % conv if held else "    if (!%s)" % conv)
             for r in reversed(held):
                 self.w("        " + r)
@@ -383,13 +415,16 @@ class FuncGlue:
 
     def returns(self):
         p, r = self.plan, self.plan.result
+        if slotted(p):
+            return
         if held_callback(p):
             self.w("    return mqj_cb_holder(%s_cb);" % held_callback(p).param.name)
         elif r.kind == "continue":
             self.w("    return rc == MK_OK ? JNI_TRUE : JNI_FALSE;")
         elif r.kind == "out" and self.view and reports_ahead(p, True):
-            self.w("    return mqj_ahead((jlong)(intptr_t)%s, %s(obj));"
-                   % (r.param.name, ahead_fn(p.cls)))
+            self.w("    return mqj_ahead(%s, %s(obj));" % (
+                ("mqj_view(env, obj, %s)" if has_view(p) else "(jlong)(intptr_t)%s")
+                % r.param.name, ahead_fn(p.cls)))
         elif r.kind == "out" and self.view and src_view(p):
             self.w("    return (jlong)(intptr_t)%s;" % r.param.name)
         elif r.kind == "out" and reports_ahead(p, False):
@@ -447,9 +482,10 @@ def natives(out, decl, k, funcs):
         hand = f.kind == "handwritten"
         name = native(f.name) if wrapped(p) and not hand else f.name
         head = "J" if p.on_object and not hand else ""
+        tail = "I" if slotted(p) else ""  # the slot
         for _, ss in variants(p):
-            out.append('    {"%s", "(%s%s)%s", (void *)%s},' % (name, head, "".join(ss),
-                                                                  ret_sig(p), impl))
+            out.append('    {"%s", "(%s%s%s)%s", (void *)%s},' % (name, head, "".join(ss), tail,
+                                                                    ret_sig(p), impl))
         if any_view(p):
             out.append('    {"%s", "(J%s)J", (void *)%s},' % (
                 native(f.name + VIEW), "".join(variants(p)[0][1]), c_name(p, VIEW)))
@@ -557,6 +593,8 @@ def java_wrapped_method(plan, types, static, rt, out, name=None):
     nparams_in = java_params(plan, types, leads=True)
     args = (["hdl"] if plan.on_object else []) + ins
     nparams = (["long hdl"] if plan.on_object else []) + ([nparams_in] if nparams_in else [])
+    if slotted(plan):
+        args, nparams = args + ["slot"], nparams + ["int slot"]
     call = "%s(%s)" % (native(name), ", ".join(args))
     out.append("    public %s%s%s %s(%s) {" % (static, generic(types), rt, name, params))
     if plan.on_object and has_src_views(plan.cls):
@@ -581,11 +619,17 @@ def java_wrapped_method(plan, types, static, rt, out, name=None):
                 "        into.fill(%s);" % call, "        return into;"]
     elif view:
         out.append("        return %s(%s);" % ("srcView" if src_view(plan) else "view", call))
+    elif slotted(plan):
+        out += ["        int slot = serviceSlot(%s);" % held_callback(plan).param.name,
+                "        try {", "            %s;" % call,
+                "        } catch (RuntimeException | Error e) {",
+                "            serviceDrop(slot);", "            throw e;", "        }"]
     elif held_callback(plan):
         out.append("        %s[0] = %s;" % (call, held_callback(plan).param.name))
     else:
         out.append("        %s%s;" % ("" if rt == "void" else "return ", call))
-    nrt = "long" if made or view else "Object[]" if held_callback(plan) else rt
+    nrt = "long" if made or view else "Object[]" if held_callback(plan) and not slotted(
+        plan) else rt
     nstatic = "static " if static or handle_only(plan) else ""
     out += ["    }", "", "    private %snative %s%s %s(%s);" % (nstatic, generic(types), nrt,
                                                              native(name), ", ".join(nparams))]

@@ -3,6 +3,7 @@ package org.mqlink;
 import java.lang.ref.Cleaner;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
+import java.util.Arrays;
 import java.util.HashMap;
 
 /**
@@ -44,12 +45,20 @@ public abstract class MkObjectC implements AutoCloseable {
     private MkBufferC view;
     MkObjectC src;
     /*
-     * What the last read of this stream said of the next item (java.py's
-     * AHEAD: ReadItemExists answers from it without a JNI call): 1 an item
-     * is left, -1 none, 0 unknown, as every other method of the stream
-     * makes it.
+     * What the last read of this stream or context said of the next item
+     * (java.py's AHEAD: ReadItemExists answers from it without a JNI call):
+     * 1 an item is left, -1 none, 0 unknown, as every other method of the
+     * stream or context makes it, and a context's callables as they start
+     * and end (callNoArg).
      */
     int next;
+    /*
+     * A context's services' callables, by the slot the JNI library's record
+     * of each names (serviceSlot; java.py's slotted): they go with the
+     * object, so a server instance that ends lets go of its services
+     * without a JNI call each.  null until the first ServiceCreate.
+     */
+    Object[] services;
 
     /** A context: the JNI library sets hdl and its destroy callback clears it. */
     MkObjectC() {
@@ -228,18 +237,113 @@ public abstract class MkObjectC implements AutoCloseable {
      * callable fn[0] (the library holds each object in such a holder, see
      * its refs.c); true once it has returned, so the library needs no JNI
      * ExceptionCheck per call; when it throws, the JNI call returns false
-     * with the exception pending.  See callback.c for what it saves.
+     * with the exception pending.  See callback.c for what it saves.  It
+     * runs on the context ctx[0] (null: none): see enter.
      */
-    static boolean call(Object[] fn) throws Exception {
-        ((MqServiceNoArgIF) fn[0]).Call();
+    static boolean callNoArg(Object[] fn, Object[] ctx) throws Exception {
+        MkObjectC c = enter(ctx);
+        try {
+            ((MqServiceNoArgIF) fn[0]).Call();
+        } finally {
+            leave(c);
+        }
         return true;
+    }
+
+    /*
+     * A callable's context (ctx[0], or null), whose read is a new message
+     * while the callable runs and the one it interrupted, if any, after it:
+     * what its last read said of the next item (next, java.py's AHEAD) is
+     * forgotten as the callable starts (enter) and as it ends (leave).
+     */
+    private static MkObjectC enter(Object[] ctx) {
+        MkObjectC c = ctx == null ? null : (MkObjectC) ctx[0];
+        if (c != null)
+            c.next = 0;
+        return c;
+    }
+
+    private static void leave(MkObjectC c) {
+        if (c != null)
+            c.next = 0;
+    }
+
+    /*
+     * The first slots' services have a method each, as the JNI library runs
+     * them (mqj_cb_call): the slot as an argument cost the VM 25
+     * instructions per call (callgrind, perfclient --bus).
+     */
+    static boolean callService0(Object[] ctx) throws Exception { return callService(ctx, 0); }
+    static boolean callService1(Object[] ctx) throws Exception { return callService(ctx, 1); }
+    static boolean callService2(Object[] ctx) throws Exception { return callService(ctx, 2); }
+    static boolean callService3(Object[] ctx) throws Exception { return callService(ctx, 3); }
+    static boolean callService4(Object[] ctx) throws Exception { return callService(ctx, 4); }
+    static boolean callService5(Object[] ctx) throws Exception { return callService(ctx, 5); }
+    static boolean callService6(Object[] ctx) throws Exception { return callService(ctx, 6); }
+    static boolean callService7(Object[] ctx) throws Exception { return callService(ctx, 7); }
+    static boolean callServiceCtx0(Object[] ctx) throws Exception { return callServiceCtx(ctx, 0); }
+    static boolean callServiceCtx1(Object[] ctx) throws Exception { return callServiceCtx(ctx, 1); }
+    static boolean callServiceCtx2(Object[] ctx) throws Exception { return callServiceCtx(ctx, 2); }
+    static boolean callServiceCtx3(Object[] ctx) throws Exception { return callServiceCtx(ctx, 3); }
+    static boolean callServiceCtx4(Object[] ctx) throws Exception { return callServiceCtx(ctx, 4); }
+    static boolean callServiceCtx5(Object[] ctx) throws Exception { return callServiceCtx(ctx, 5); }
+    static boolean callServiceCtx6(Object[] ctx) throws Exception { return callServiceCtx(ctx, 6); }
+    static boolean callServiceCtx7(Object[] ctx) throws Exception { return callServiceCtx(ctx, 7); }
+
+    /** A service of the context ctx[0] (java.py's slotted): its callable in services[slot]. */
+    static boolean callService(Object[] ctx, int slot) throws Exception {
+        MkObjectC c = enter(ctx);
+        try {
+            ((MqServiceNoArgIF) c.services[slot]).Call();
+        } finally {
+            leave(c);
+        }
+        return true;
+    }
+
+    /** The same for a service that takes its context. */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    static boolean callServiceCtx(Object[] ctx, int slot) throws Exception {
+        MkObjectC c = enter(ctx);
+        try {
+            // a context of another class than the callable's T: ClassCastException
+            ((MqServiceIF) c.services[slot]).Call((MqContextC) c);
+        } finally {
+            leave(c);
+        }
+        return true;
+    }
+
+    /** A free slot of services, now holding fn (the generated ServiceCreate passes it). */
+    final int serviceSlot(Object fn) {
+        Object[] s = services;
+        if (s == null)
+            services = s = new Object[8];
+        for (int i = 0;; i++) {
+            if (i == s.length)
+                services = s = Arrays.copyOf(s, 2 * i);
+            if (s[i] == null) {
+                s[i] = fn;
+                return i;
+            }
+        }
+    }
+
+    /** A registration that failed: its slot is free again. */
+    final void serviceDrop(int slot) {
+        services[slot] = null;
     }
 
     /** The same for a callable that takes its context, ctx[0]. */
     @SuppressWarnings({"unchecked", "rawtypes"})
     static boolean call(Object[] fn, Object[] ctx) throws Exception {
-        // a context of another class than the callable's T: ClassCastException
-        ((MqServiceIF) fn[0]).Call((MqContextC) ctx[0]);
+        MkObjectC c = enter(ctx);
+        try {
+            // a context of another class than the callable's T: ClassCastException
+            ((MqServiceIF) fn[0]).Call((MqContextC) c);
+        } finally {
+            leave(c);
+        }
         return true;
     }
 
