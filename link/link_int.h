@@ -87,6 +87,22 @@ MkErrorE mqi_hdr_decode(const unsigned char *in, int swap, uint32_t max_frame, m
 /* The connect preamble: "MQLK", version, byte order ('L'/'B'), flags. */
 void mqi_preamble_encode(unsigned char *out, int is_server);
 MkErrorE mqi_preamble_decode(const unsigned char *in, int *swap, MkErrorC *err);
+/* s as a number when it is plain digits (at least one, below 2^58): 1 and
+ * *v, else 0 and the caller reads it with strtol/strtoll.  A client's
+ * --port is read at every LinkCreate, twice (its option row, then tcp.c),
+ * and strtoll's locale handling was 180 instructions each per parent. */
+static inline int
+mqi_plain_digits(const char *s, long long *v)
+{
+    long long n = 0;
+    const char *d = s;
+    for (; *d >= '0' && *d <= '9' && n < (1LL << 58); d++)
+        n = n * 10 + (*d - '0');
+    if (*d || d == s)
+        return 0;
+    *v = n;
+    return 1;
+}
 /* True for a valid service token: exactly 4 printable ASCII characters
  * (checked in order, so a shorter string is never read past its end). */
 static inline int

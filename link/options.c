@@ -286,12 +286,6 @@ mqi_config_release(mqi_config *c)
         free_argv(c->srv_argv, c->srv_argc);
 }
 
-static char *
-dup_or_null(const char *s)
-{
-    return s ? strdup(s) : NULL;
-}
-
 void
 mqi_config_borrow(mqi_config *dst, const mqi_config *src)
 {
@@ -300,7 +294,7 @@ mqi_config_borrow(mqi_config *dst, const mqi_config *src)
     if (src->srvname)
         dst->name = src->srvname;
     dst->borrowed = 1;
-    dst->secure.owned = 0;
+    dst->secure.owned = 0; /* the listener's lives as long as it */
     dst->srv_argv = NULL;
     dst->srv_argc = 0;
     dst->socket_fd = -1;
@@ -318,23 +312,10 @@ mqi_config_own(mqi_config *c)
 void
 mqi_config_copy(mqi_config *dst, const mqi_config *src)
 {
-    mqi_config_release(dst); /* all of it is overwritten next */
-    *dst = *src;
-    dst->name = dup_or_null(src->srvname ? src->srvname : src->name);
-    dst->srvname = dup_or_null(src->srvname);
-    dst->file = dup_or_null(src->file);
-    dst->host = dup_or_null(src->host);
-    dst->port = dup_or_null(src->port);
-    dst->storage = dup_or_null(src->storage);
-    dst->tls_cert = dup_or_null(src->tls_cert);
-    dst->tls_key = dup_or_null(src->tls_key);
-    dst->tls_ca = dup_or_null(src->tls_ca);
-    dst->tls_name = dup_or_null(src->tls_name);
-    dst->borrowed = 0;
-    dst->secure.owned = 0; /* borrowed: the listener's lives as long as it */
-    dst->srv_argv = NULL;
-    dst->srv_argc = 0;
-    dst->socket_fd = -1;
+    /* the borrowing copy (its name the server name if there is one),
+     * then its own strings */
+    mqi_config_borrow(dst, src);
+    mqi_config_own(dst);
 }
 
 static MkErrorE
@@ -351,18 +332,12 @@ number(MqContextC *ctx, const char *opt, const char *arg, long long lo, long lon
     char *end;
     if (!arg)
         return bad(ctx, "option '%s' needs a value", opt);
-    /* plain digits are read here (a client's --port, every LinkCreate):
-     * strtoll's locale handling was 180 instructions; other text as
-     * strtoll reads it */
-    long long v = 0;
-    const char *d = arg;
-    for (; *d >= '0' && *d <= '9' && v < (1LL << 58); d++)
-        v = v * 10 + (*d - '0');
+    long long v;
     errno = 0;
-    if (*d || d == arg)
+    if (mqi_plain_digits(arg, &v))
+        end = (char *)arg + strlen(arg);
+    else /* other text as strtoll reads it */
         v = strtoll(arg, &end, 10);
-    else
-        end = (char *)d;
     if (errno || end == arg || *end || v < lo || v > hi)
         return MkErrorSet(ctx->err, MQ_ERR_OPTION,
                           "option '%s': '%s' is not a number from %lld to %lld", opt, arg, lo, hi);

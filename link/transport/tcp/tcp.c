@@ -61,23 +61,20 @@ resolve(MqContextC *ctx, int passive, struct addrinfo **res)
  * were a fifth of a TCP client's own instructions per parent (callgrind,
  * perfclient --parent).  0 for a name, or an address inet_pton does not
  * take (a scoped IPv6 one, "127.1"): getaddrinfo resolves those. */
-/* The port p names, -1 for none.  Plain digits are read here: strtol's
- * locale handling was 180 of a TCP client's instructions per parent; any
- * other text as strtol reads it (the option row took it so). */
+/* The port p names, -1 for none: plain digits without strtol
+ * (mqi_plain_digits), any other text as strtol reads it (the option row
+ * took it so). */
 static long
 port_number(const char *p)
 {
-    long v = 0;
-    const char *d = p;
-    for (; *d >= '0' && *d <= '9' && v <= 65535; d++)
-        v = v * 10 + (*d - '0');
-    if (*d || d == p) {
+    long long v;
+    if (!mqi_plain_digits(p, &v)) {
         char *end;
         v = strtol(p, &end, 10);
         if (end == p || *end)
             return -1;
     }
-    return v >= 0 && v <= 65535 ? v : -1;
+    return v >= 0 && v <= 65535 ? (long)v : -1;
 }
 
 static int
