@@ -21,6 +21,14 @@ fixed(const MkErrorC *err)
     return err->cap == 0 && err->text != NULL;
 }
 
+/* Free err's text unless it is fixed (then it is not ours). */
+static void
+free_text(MkErrorC *err)
+{
+    if (!fixed(err))
+        free(err->text);
+}
+
 /* Zero-initialised per thread; its text is allocated on the first Set. */
 static _Thread_local MkErrorC tls_error;
 
@@ -33,8 +41,7 @@ MkErrorDEFAULT(void)
 void
 mki_error_tls_free(void)
 {
-    if (!fixed(&tls_error))
-        free(tls_error.text);
+    free_text(&tls_error);
     memset(&tls_error, 0, sizeof tls_error);
 }
 
@@ -49,16 +56,14 @@ MkErrorDelete(MkErrorC *err)
 {
     if (err == NULL || err == &tls_error)
         return;
-    if (!fixed(err))
-        free(err->text);
+    free_text(err);
     free(err);
 }
 
 void
 mki_error_release(MkErrorC *err)
 {
-    if (!fixed(err))
-        free(err->text);
+    free_text(err);
     memset(err, 0, sizeof *err);
 }
 

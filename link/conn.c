@@ -223,10 +223,18 @@ mqi_conn_free(mqi_conn *c)
     free(c);
 }
 
+/* A link's first failure is its reason: one while it is up, or the first
+ * error set; what fails after that (the close it caused) keeps it. */
+static int
+takes_reason(const mqi_conn *c)
+{
+    return c->up || !MkErrorIsSet(c->err);
+}
+
 void
 mqi_conn_fail(mqi_conn *c, MK_I32 code, const char *fmt, ...)
 {
-    if (c->up || !MkErrorIsSet(c->err)) {
+    if (takes_reason(c)) {
         va_list ap;
         va_start(ap, fmt);
         MkErrorSetV(c->err, code, fmt, ap);
@@ -238,7 +246,7 @@ mqi_conn_fail(mqi_conn *c, MK_I32 code, const char *fmt, ...)
 void
 mqi_conn_fail_fixed(mqi_conn *c, MK_I32 code, const char *text)
 {
-    if (c->up || !MkErrorIsSet(c->err))
+    if (takes_reason(c))
         mki_error_set_fixed(c->err, code, text);
     c->up = 0;
 }
