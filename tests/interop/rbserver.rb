@@ -6,12 +6,19 @@
 #   FAIL  read a text and fail with it (MkExceptionC, code 1234)
 #   PYER  fail with a plain Ruby exception (ArgumentError)
 #   WRNG  read a STR as I32; answer "caught: <error text>"
-#   INST  answer a text naming this server instance
+#   INST  answer a text naming this server instance: its class's name, as
+#         its initialize set it (the factory must run the user's initialize
+#         for every instance), and its object id
 # MQRB_GC_STRESS=1 in the environment runs it under GC.stress.
 require 'mqlink'
 include Mqlink
 
 class RubyTestServer < MqContextC
+  def initialize
+    super
+    @name = self.class.name
+  end
+
   def ServerSetup
     %w[ECHO ELST FAIL WRNG INST].each { |t| ServiceCreate(t, t.to_sym) }
     ServiceCreate("PYER", method(:PYER))
@@ -53,7 +60,7 @@ class RubyTestServer < MqContextC
 
   def INST
     SendSTART()
-    SendSTR("#{self.class.name}:#{object_id.to_s(16)}")
+    SendSTR("#{@name}:#{object_id.to_s(16)}")
     SendRETURN()
   end
 end

@@ -657,10 +657,32 @@ typedef struct {
     MqContextC *tmpl, *ctx;
 } factory_args;
 
+/* MqContextC#initialize does nothing, and every server instance would pay
+ * ~330 instructions (a call from C through rb_funcallv_kw) to run it.  So a
+ * class whose initialize is that very method is only allocated; any other
+ * initialize (the user's class's, a module's, a redefinition) is called as
+ * Class#new calls it.  rb_callable_method_entry answers from the class's
+ * method cache; libruby exports it, declared only in its internal method.h.
+ * own_init, the method entry of MqContextC#initialize, is pinned by the keep
+ * list's mark (mqrb_own_init_mark), so no other entry can take its address. */
+const void *rb_callable_method_entry(VALUE klass, ID id);
+static ID id_initialize;
+static const void *own_init;
+
+void
+mqrb_own_init_mark(void)
+{
+    if (own_init)
+        rb_gc_mark((VALUE)own_init);
+}
+
 static VALUE
 new_instance(VALUE klass)
 {
-    return rb_class_new_instance(0, NULL, klass);
+    VALUE inst = rb_obj_alloc(klass);
+    if (rb_callable_method_entry(klass, id_initialize) != own_init)
+        rb_obj_call_init_kw(inst, 0, NULL, RB_NO_KEYWORDS);
+    return inst;
 }
 
 /* A new object of the template's class (its initialize runs); its C context
@@ -727,6 +749,8 @@ void
 mqrb_callback_init(VALUE module)
 {
     id_call = rb_intern("call");
+    id_initialize = rb_intern("initialize");
+    own_init = rb_callable_method_entry(mqrb_cMqContextC, id_initialize);
     id_pending = rb_intern("@__mqlink_pending");
     pthread_atfork(NULL, atfork_parent, atfork_child);
     rb_define_private_method(rb_singleton_class(module), "ruby_forking", ruby_fork_flag, 1);

@@ -59,6 +59,7 @@ keep_mark(void *p)
         rb_gc_mark(k->value);
     mqrb_addr_mark(tls_wrappers, TLS_BITS);
     mqrb_src_views_mark();
+    mqrb_own_init_mark();
 }
 
 static const rb_data_type_t keep_type = {

@@ -185,6 +185,8 @@ void mqrb_ctx_delete(VALUE self);
  * an intrusive list the module marks.  Called with the GVL held. */
 void mqrb_keep_add(mqrb_keep *k, VALUE v);
 void mqrb_keep_del(mqrb_keep *k);
+/* Marks (pins) the method entry of MqContextC#initialize (callback.c). */
+void mqrb_own_init_mark(void);
 
 /* --------------------------------------------------------------- arguments */
 
