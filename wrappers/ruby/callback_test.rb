@@ -143,6 +143,33 @@ test "a deleted context raises; a child whose parent went raises on its next cal
   check e.message == "SendSTART: the object was deleted", e.message
 end
 
+# The parent, young, is reachable only through the old child's mark: made in
+# a frame of its own that is gone, so no stale stack slot holds it either.
+def adopt_new_parent(kid)
+  parent = MqContextC.new
+  parent.LinkCreate(SERVER)
+  kid.LinkCreateChild(parent)
+  nil
+end
+
+def clobber_stack(depth)
+  depth.zero? ? 0 : clobber_stack(depth - 1) + 1
+end
+
+test "an old context made a child of a new parent keeps it through minor GCs (write barrier)" do
+  require 'objspace'
+  kid = MqContextC.new
+  flags = -> { ObjectSpace.dump(kid)[/"flags":\{[^}]*\}/].to_s }
+  4.times { GC.start }
+  check flags.().include?('"old":true'), "the child is not old yet: #{flags.()}"
+  adopt_new_parent(kid)
+  clobber_stack(200)
+  5.times { GC.start(full_mark: false) }
+  check echo_i32(kid, 3) == 3, "the child's parent was collected"
+  kid.LinkGetParent().Delete
+  kid.Delete
+end
+
 test "a deleted context's wrapper is freed in the sweep and still raises as a deleted context" do
   swept = ->(x) { Mqlink.__send__(:freed_in_sweep, x) }
   x = MqContextC.new

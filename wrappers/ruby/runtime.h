@@ -276,6 +276,18 @@ mqrb_to_CTX(VALUE v, const char *fn)
     return mqrb_to_CTX_slow(v, fn);
 }
 
+/* A context argument of self's method: self may come to mark it (a child
+ * marks its parent: LinkCreateChild), so the write is told to the
+ * generational GC (the context type is write-barrier protected). */
+static inline MqContextC *
+mqrb_to_CTX_of(VALUE self, VALUE v, const char *fn)
+{
+    MqContextC *ctx = mqrb_to_CTX(v, fn);
+    if (v != self)
+        RB_OBJ_WRITTEN(self, Qundef, v);
+    return ctx;
+}
+
 /* An Array of Strings as in ARGV (the options, without the program name):
  * argv[0] becomes $PROGRAM_NAME.  The strings are copied into one buffer the
  * GC frees, so nothing leaks when a later conversion raises; *keep holds it

@@ -895,7 +895,7 @@ MqContextC_ProxyItem(VALUE self, VALUE a0)
     MqContextC *to;
     MkErrorE rc;
 
-    to = mqrb_to_CTX(a0, "ProxyItem");
+    to = mqrb_to_CTX_of(self, a0, "ProxyItem");
     rc = MqProxyItem(obj, to);
     if (rc == MK_ERROR)
         mqrb_raise_ctx(obj);

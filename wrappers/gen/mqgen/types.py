@@ -242,7 +242,7 @@ TYPES = {t.name: t for t in [
          tcl=Col(in_="MqContextC", out="MqContextC", local=("MqContextC *{n}",), args=("{n}",),
                  to='mqtcl_to_CTX(interp, {arg}, &{n}, "{fn}")', build="mqtcl_from_CTX({v})"),
          ruby=Col(in_="MqContextC", out="MqContextC", local=("MqContextC *{n}",),
-                  args=("{n}",), to='{n} = mqrb_to_CTX({arg}, "{fn}");',
+                  args=("{n}",), to='{n} = mqrb_to_CTX_of(self, {arg}, "{fn}");',
                   build="mqrb_from_CTX({v})"),
          # Java: its handle goes along (no JNI field read), the object
          # only for the error of a null or deleted one
