@@ -228,6 +228,14 @@ test "a deleted context's struct serves the next context" do
   y.Delete
 end
 
+test "every struct of the wrappers one sweep frees waits for the next, past 1024" do
+  spare = -> { Mqlink.__send__(:context_structs_spare) }
+  GC.start
+  3000.times { MqContextC.new.Delete }
+  GC.start
+  check spare.() >= 3000, "#{spare.()} structs wait after 3000 wrappers were swept"
+end
+
 test "--thread is refused with MkExceptionC, nothing started" do
   s = MqContextC.new
   e = raises(MkExceptionC) { s.LinkCreate(["--uds", "--file", "/tmp/mqrb-no", "--thread"]) }

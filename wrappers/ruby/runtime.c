@@ -240,22 +240,45 @@ mqrb_view_end(VALUE self)
 void mqrb_ctx_destroyed_cb(MqContextC *ctx, void *data);
 
 /* The structs of context wrappers, recycled: a server serves each child and
- * each parent with a new wrapper, whose struct through ruby_xcalloc and
- * xfree costs ~490 instructions.  Used with the GVL held (allocation, and
- * the sweep and finalizers that free).  A wrapper points at no_ctx until
- * it has a struct of its own, so one whose struct could not be allocated
- * is a deleted context, not a NULL one. */
-enum { SPARE_CTXS = 1024 };
-static mqrb_ctx *spare_ctx[SPARE_CTXS];
-static int spare_ctxs;
+ * each parent with a new wrapper, whose struct through malloc and free costs
+ * ~180 instructions when the GC frees thousands of them in one sweep (the
+ * allocator's caches hold a few).  A sweep frees every wrapper that died
+ * since the last (~13 000 children of the perfserver), so the list keeps up
+ * to SPARE_CTXS_MAX (~3 MB of structs), growing with what a sweep returns.
+ * Used with the GVL held (allocation, and the sweep and finalizers that
+ * free).  A wrapper points at no_ctx until it has a struct of its own, so
+ * one whose struct could not be allocated is a deleted context, not a NULL
+ * one. */
+enum { SPARE_CTXS_MAX = 65536 };
+static mqrb_ctx **spare_ctx;
+static int spare_ctxs, spare_cap;
 static mqrb_ctx no_ctx;
+
+/* Room for one more spare struct; 0 when the list is full or cannot grow. */
+static int
+spare_room(void)
+{
+    mqrb_ctx **grown;
+    int cap;
+
+    if (spare_ctxs < spare_cap)
+        return 1;
+    if (spare_cap == SPARE_CTXS_MAX)
+        return 0;
+    cap = spare_cap ? spare_cap * 2 : 1024;
+    if (!(grown = realloc(spare_ctx, (size_t)cap * sizeof *grown)))
+        return 0;
+    spare_ctx = grown;
+    spare_cap = cap;
+    return 1;
+}
 
 static void
 ctx_struct_free(mqrb_ctx *o)
 {
     if (o == &no_ctx)
         return;
-    if (spare_ctxs < SPARE_CTXS)
+    if (spare_room())
         spare_ctx[spare_ctxs++] = o;
     else
         free(o);
