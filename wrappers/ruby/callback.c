@@ -679,7 +679,7 @@ mqrb_own_init_mark(void)
 static VALUE
 new_instance(VALUE klass)
 {
-    VALUE inst = rb_obj_alloc(klass);
+    VALUE inst = mqrb_ctx_allocate(klass);
     if (rb_callable_method_entry(klass, id_initialize) != own_init)
         rb_obj_call_init_kw(inst, 0, NULL, RB_NO_KEYWORDS);
     return inst;

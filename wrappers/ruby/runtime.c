@@ -368,21 +368,34 @@ ctx_attach(mqrb_ctx *o, VALUE self, MqContextC *ctx)
     MqContextSetDestroyCallback(ctx, mqrb_ctx_destroyed_cb, o);
 }
 
+/* A new wrapper of klass with a new C context. */
 static VALUE
-ctx_alloc(VALUE klass)
+ctx_make(VALUE klass)
 {
     mqrb_ctx *o;
-    VALUE self;
-    MqContextC *ctx;
-    if (!mqrb_main_ractor())
-        rb_raise(eRactorUnsafe, "%" PRIsVALUE ": a context can be made only in the main Ractor",
-                 klass);
-    self = ctx_wrap(klass, &o);
-    ctx = MqContextCreate();
+    VALUE self = ctx_wrap(klass, &o);
+    MqContextC *ctx = MqContextCreate();
     if (!ctx)
         rb_memerror();
     ctx_attach(o, self, ctx);
     return self;
+}
+
+static VALUE
+ctx_alloc(VALUE klass)
+{
+    if (!mqrb_main_ractor())
+        rb_raise(eRactorUnsafe, "%" PRIsVALUE ": a context can be made only in the main Ractor",
+                 klass);
+    return ctx_make(klass);
+}
+
+VALUE
+mqrb_ctx_allocate(VALUE klass)
+{
+    if (rb_get_alloc_func(klass) != ctx_alloc)
+        return rb_obj_alloc(klass);
+    return ctx_make(klass);
 }
 
 VALUE
