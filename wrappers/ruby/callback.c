@@ -490,6 +490,25 @@ mqrb_cb_call(MqContextC *ctx, void *data)
     return a.rc;
 }
 
+/* Makes sym's shared registration in the empty slot (apart from named, which
+ * then finds one without a frame of its own). */
+static __attribute__((noinline)) mqrb_cb *
+named_make(mqrb_cb **slot, VALUE sym, int scope)
+{
+    ID mid = rb_to_id(sym);
+    mqrb_cb *cb = calloc(1, sizeof *cb);
+    if (!cb)
+        rb_memerror();
+    cb->kind = CB_NAME;
+    cb->mid = mid;
+    cb->scope = scope;
+    cb->keep.value = sym; /* the key; not on the keep list */
+    cb->recv = Qnil;
+    cb->shared = 1;
+    registrations_made++;
+    return *slot = cb;
+}
+
 /* The shared registration for sym and scope, made at its first use; NULL
  * when its slots are taken by other names. */
 static mqrb_cb *
@@ -500,34 +519,23 @@ named(VALUE sym, int scope)
         mqrb_cb **slot = &named_cb[(h + i) % NAMED_SLOTS], *cb = *slot;
         if (cb && cb->keep.value == sym && cb->scope == scope)
             return cb;
-        if (!cb) {
-            ID mid = rb_to_id(sym);
-            if (!(cb = calloc(1, sizeof *cb)))
-                rb_memerror();
-            cb->kind = CB_NAME;
-            cb->mid = mid;
-            cb->scope = scope;
-            cb->keep.value = sym; /* the key; not on the keep list */
-            cb->recv = Qnil;
-            cb->shared = 1;
-            registrations_made++;
-            return *slot = cb;
-        }
+        if (!cb)
+            return named_make(slot, sym, scope);
     }
     return NULL;
 }
 
-void *
-mqrb_cb_new(VALUE self, VALUE callable, int scope, const char *fn)
+/* A registration of its own for callable (mqrb_cb_new's slow path, apart so
+ * that the shared one is found without this function's frame). */
+static __attribute__((noinline)) void *
+cb_new_own(VALUE self, VALUE callable, int scope, const char *fn)
 {
     mqrb_cb *cb;
     int kind, nargs = 1;
     VALUE recv = Qnil;
     ID mid = 0;
 
-    if (RB_STATIC_SYM_P(callable) && (cb = named(callable, scope))) {
-        return cb;
-    } else if (RB_SYMBOL_P(callable) || RB_TYPE_P(callable, T_STRING)) {
+    if (RB_SYMBOL_P(callable) || RB_TYPE_P(callable, T_STRING)) {
         kind = CB_NAME;
         mid = rb_to_id(callable);
     } else if (rb_obj_is_proc(callable)) {
@@ -563,6 +571,15 @@ mqrb_cb_new(VALUE self, VALUE callable, int scope, const char *fn)
     registrations_made++;
     mqrb_keep_add(&cb->keep, callable);
     return cb;
+}
+
+void *
+mqrb_cb_new(VALUE self, VALUE callable, int scope, const char *fn)
+{
+    mqrb_cb *cb;
+    if (RB_STATIC_SYM_P(callable) && (cb = named(callable, scope)))
+        return cb;
+    return cb_new_own(self, callable, scope, fn);
 }
 
 static void *
