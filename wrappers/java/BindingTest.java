@@ -60,6 +60,8 @@ public class BindingTest {
     public static class TestServer extends MqContextC {
         static volatile String refuseNext;   // the next instance's constructor throws this
 
+        static volatile String keepRefused;
+
         public TestServer() {
             String r = refuseNext;
             if (r != null) {
@@ -88,6 +90,12 @@ public class BindingTest {
             // slots 7 to 11: past the eight that MkObjectC runs by a method each
             for (int i = 0; i < 4; i++)
                 answer("SVC" + i, "SV" + i, i % 2 == 0);
+            answer("KEEP", "kept", true);
+            try {   // refused: KEEP keeps its callable
+                ServiceCreate("KEEP", (MqServiceNoArgIF) null);
+            } catch (MkExceptionC e) {
+                keepRefused = e.getText();
+            }
             ServiceCreate("SWAP", () -> {   // SVC0 replaced by a new callable, in the slot SWAP's call frees
                 ServiceDelete("SVC1");
                 answer("SVC0", "new", false);
@@ -745,6 +753,14 @@ public class BindingTest {
                 expect(t.equals("SV" + i), "SVC" + i + " answered " + t + " after SWAP");
             }
             k.Delete();
+        });
+        check("a null callable for a registered token is refused; the service keeps its callable", () -> {
+            expect(String.valueOf(TestServer.keepRefused).contains("null callback"),
+                   "refused with: " + TestServer.keepRefused);
+            c.SendSTART();
+            c.SendEND_AND_WAIT("KEEP");
+            String t = c.ReadSTR();
+            expect(t.equals("kept"), "KEEP answered " + t);
         });
         check("every child is a new instance of the server's class, released when it goes", () -> {
             List<String> names = new ArrayList<>();

@@ -151,7 +151,7 @@ cache_services(JNIEnv *env, jclass obj)
             return 0;
         for (int i = 0; i < MQJ_SLOT_METHODS; i++) {
             snprintf(name, sizeof name, "%s%d", names[noarg], i);
-            if (!(mqj.call_slot[noarg][i] = (*env)->GetStaticMethodID(env, obj, name,
+            if (!(mqj.call_slot[i][noarg] = (*env)->GetStaticMethodID(env, obj, name,
                                                                       "([Ljava/lang/Object;)Z")))
                 return 0;
         }

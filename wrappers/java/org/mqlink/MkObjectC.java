@@ -53,12 +53,16 @@ public abstract class MkObjectC implements AutoCloseable {
      */
     int next;
     /*
-     * A context's services' callables, by the slot the JNI library's record
-     * of each names (serviceSlot; java.py's slotted): they go with the
-     * object, so a server instance that ends lets go of its services
-     * without a JNI call each.  null until the first ServiceCreate.
+     * A context's services' callables, by the slot the JNI library's
+     * registration of each names (serviceSlot; java.py's slotted), and each
+     * slot's token (MkObjectC.token's word): a replacement takes its token's
+     * slot and ServiceDelete empties it (serviceForget), so the library
+     * lets go of a service without a JNI call and keeps no record of it.
+     * They go with the object.  null until the first ServiceCreate.
      */
     Object[] services;
+    private int[] serviceTokens;
+    private int serviceEnd; // the slots past it were never used
 
     /** A context: the JNI library sets hdl and its destroy callback clears it. */
     MkObjectC() {
@@ -314,24 +318,64 @@ public abstract class MkObjectC implements AutoCloseable {
         return true;
     }
 
-    /** A free slot of services, now holding fn (the generated ServiceCreate passes it). */
-    final int serviceSlot(Object fn) {
+    /**
+     * The slot of services that now holds fn for the token word w (the
+     * generated ServiceCreate passes it): the token's own slot when it has
+     * one (a replacement), else a free one.  w is 0 for an invalid token,
+     * whose registration fails; fn null (refused by the native) takes none:
+     * -1.
+     */
+    final int serviceSlot(int w, Object fn) {
+        if (fn == null)
+            return -1;
         Object[] s = services;
-        if (s == null)
+        if (s == null) {
             services = s = new Object[8];
-        for (int i = 0;; i++) {
-            if (i == s.length)
-                services = s = Arrays.copyOf(s, 2 * i);
+            serviceTokens = new int[8];
+        }
+        int[] t = serviceTokens;
+        int n = serviceEnd, free = -1;
+        for (int i = 0; i < n; i++) {
             if (s[i] == null) {
-                s[i] = fn;
-                return i;
+                if (free < 0)
+                    free = i;
+            } else if (t[i] == w && w != 0) {
+                return keep(i, w, fn);
             }
         }
+        if (free >= 0)
+            return keep(free, w, fn);
+        if (n == s.length) {
+            services = Arrays.copyOf(s, 2 * n);
+            serviceTokens = Arrays.copyOf(t, 2 * n);
+        }
+        serviceEnd = n + 1;
+        return keep(n, w, fn);
+    }
+
+    private int keep(int slot, int w, Object fn) {
+        services[slot] = fn;
+        serviceTokens[slot] = w;
+        return slot;
     }
 
     /** A registration that failed: its slot is free again. */
     final void serviceDrop(int slot) {
-        services[slot] = null;
+        if (slot >= 0) {
+            services[slot] = null;
+            serviceTokens[slot] = 0;
+        }
+    }
+
+    /** The service of token word w was deleted (the generated ServiceDelete): its slot is free. */
+    final void serviceForget(int w) {
+        int[] t = serviceTokens;
+        for (int i = 0; w != 0 && i < serviceEnd; i++) {
+            if (t[i] == w && services[i] != null) {
+                serviceDrop(i);
+                return;
+            }
+        }
     }
 
     /** The same for a callable that takes its context, ctx[0]. */
