@@ -91,6 +91,10 @@ public class BindingTest {
             for (int i = 0; i < 4; i++)
                 answer("SVC" + i, "SV" + i, i % 2 == 0);
             answer("KEEP", "kept", true);
+            ServiceCreate("GONE", () -> { });   // deleted in the setup that registered it
+            ServiceDelete("GONE");
+            answer("TWIC", "first", true);      // replaced there, by the other form
+            answer("TWIC", "second", false);
             try {   // refused: KEEP keeps its callable
                 ServiceCreate("KEEP", (MqServiceNoArgIF) null);
             } catch (MkExceptionC e) {
@@ -761,6 +765,20 @@ public class BindingTest {
             c.SendEND_AND_WAIT("KEEP");
             String t = c.ReadSTR();
             expect(t.equals("kept"), "KEEP answered " + t);
+        });
+        check("a service deleted or replaced in the setup that registered it: gone, and the newest", () -> {
+            MqContextC k = new MqContextC();   // a child: its setup runs now
+            k.LinkCreateChild(c);
+            for (MqContextC x : new MqContextC[] {c, k}) {
+                x.SendSTART();
+                MkExceptionC e = raises(() -> x.SendEND_AND_WAIT("GONE"));
+                expect(e.getText().contains("GONE"), e.getText());
+                x.SendSTART();
+                x.SendEND_AND_WAIT("TWIC");
+                String t = x.ReadSTR();
+                expect(t.equals("second"), "TWIC answered " + t);
+            }
+            k.Delete();
         });
         check("every child is a new instance of the server's class, released when it goes", () -> {
             List<String> names = new ArrayList<>();

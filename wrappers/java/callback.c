@@ -244,6 +244,31 @@ mqj_cb_free(void *data)
         mqj_let_go(mqj_env(), data);
 }
 
+/* MkObjectC.servicesCreate: a setup's deferred ServiceCreate calls (see
+ * MkObjectC.deferring) of the slots base + i for each bit i of mask, w[i]
+ * the token's word and bit i of noarg the form, registered as the generated
+ * ServiceCreate would; the first failure throws and ends the rest. */
+void JNICALL
+mqj_services_create(JNIEnv *env, jclass cls, jlong hdl, jint base, jint mask, jint noarg,
+                    jint w0, jint w1, jint w2, jint w3, jint w4, jint w5, jint w6, jint w7)
+{
+    MqContextC *ctx = mqj_obj(env, hdl, "ServiceCreate");
+    const jint w[8] = {w0, w1, w2, w3, w4, w5, w6, w7};
+    (void)cls;
+
+    for (int i = 0; ctx && i < 8; i++) {
+        uint32_t t = (uint32_t)w[i];
+        char tok[5] = {(char)t, (char)(t >> 8), (char)(t >> 16), (char)(t >> 24), 0};
+        if (!(mask >> i & 1))
+            continue;
+        if (MqServiceCreate(ctx, tok, mqj_cb_call, SLOT_TAG(base + i, noarg >> i & 1),
+                            mqj_cb_free) != MK_OK) {
+            mqj_raise_ctx(env, ctx);
+            return;
+        }
+    }
+}
+
 /* The pending exception as UTF-8 text and a code; clears it. */
 static MK_I32
 take_exception(JNIEnv *env, mqj_str *text)
@@ -301,7 +326,7 @@ mqj_cb_call(MqContextC *ctx, void *data)
             return MqErrorSet(ctx, MK_ERR_GENERIC, "the service's context has no object");
         a[0].l = c->h;
         ok = (*env)->CallStaticBooleanMethodA(env, mqj.obj, slot_method(data, &a[1]), a);
-    } else if (cb->noarg) { /* with the context's holder, if it has one: see callNoArg */
+    } else if (cb->noarg == 1) { /* with the context's holder, if it has one: see callNoArg */
         mqj_ctx *c = MqContextGetUserData(ctx);
         a[0].l = cb->h;
         a[1].l = c ? c->h : NULL;
@@ -310,7 +335,8 @@ mqj_cb_call(MqContextC *ctx, void *data)
         a[0].l = cb->h;
         if (!(a[1].l = object_of(env, ctx)))
             return error_to_ctx(env, ctx);
-        ok = (*env)->CallStaticBooleanMethodA(env, mqj.obj, mqj.call1, a);
+        ok = (*env)->CallStaticBooleanMethodA(env, mqj.obj,
+                                              cb->noarg == MQJ_SETUP ? mqj.call_setup : mqj.call1, a);
     }
     if (ok || !(*env)->ExceptionCheck(env)) {
         mqj_view_end(env, ctx); /* the read ends: so does its ReadBUFR view */
@@ -401,7 +427,7 @@ mqj_rt_MqContextC_ConfigSetServerSetup(JNIEnv *env, jobject self, jobject setup)
                   "ConfigSetServerSetup: the server class needs a constructor without arguments");
         return;
     }
-    if (!(cb = mqj_cb_new(env, setup, 0, MQJ_SCOPE_NOTIFIED, "ConfigSetServerSetup"))) {
+    if (!(cb = mqj_cb_new(env, setup, MQJ_SETUP, MQJ_SCOPE_NOTIFIED, "ConfigSetServerSetup"))) {
         factory_free(f);
         return;
     }

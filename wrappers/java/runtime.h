@@ -55,7 +55,7 @@ typedef struct {
     jmethodID new_server;       /* static MkObjectC.newServer(Class) */
     jclass *cls;                /* mqj_classes[i], in the table's order */
     jmethodID call0, call1;     /* static MkObjectC.callNoArg, call(Object[], Object[]) */
-    jfieldID services;          /* MkObjectC.services: a context's services' callables */
+    jmethodID call_setup;       /* static MkObjectC.callSetup(Object[], Object[]) */
     jmethodID call_slot[MQJ_SLOT_METHODS][2]; /* MkObjectC.callServiceCtxN, callServiceN:
                                                  [slot][noarg], callback.c's SLOT_TAG >> 1 */
     jmethodID call_any[2];      /* MkObjectC.callServiceCtx(Object[], int), callService */
@@ -103,7 +103,8 @@ typedef struct mqj_held {
     struct mqj_held *next; /* in the thread's pool of empty ones */
     jobject view;          /* a context's view (global reference), NULL until MkObjectC.viewInit */
     MkBufferC *shown;      /* the buffer the view shows, NULL when its read ended */
-    int noarg;             /* a callable's form (MkObjectC.noArg): 1 runs Call(), 0 Call(ctx) */
+    int noarg;             /* a callable's form (MkObjectC.noArg): 1 runs Call(), 0 Call(ctx),
+                              MQJ_SETUP Call(ctx) as a server's setup (MkObjectC.callSetup) */
     int scope;             /* a callable's MQJ_SCOPE_* */
     int stale;             /* a context's, let go without an env: its object's hdl still names it */
 } mqj_held;
@@ -314,6 +315,11 @@ mqj_cb_holder(void *cb)
     return ((mqj_held *)cb)->h;
 }
 MkErrorE mqj_cb_call(MqContextC *ctx, void *data);
+/* A server's setup: a callable of the Call(ctx) form run by MkObjectC.callSetup. */
+enum { MQJ_SETUP = 2 };
+void JNICALL mqj_services_create(JNIEnv *env, jclass cls, jlong hdl, jint base, jint mask,
+                                 jint noarg, jint w0, jint w1, jint w2, jint w3, jint w4, jint w5,
+                                 jint w6, jint w7);
 void mqj_cb_free(void *data);
 
 /* The hand-written natives of MqContextC that the generated table names. */

@@ -183,6 +183,16 @@ SLOTTED = ("ServiceCreate",)
 SLOT_FORGET = ("ServiceDelete",)
 
 
+# A server instance's setup defers its ServiceCreate calls on its context
+# and hands them to the library in one JNI call (MkObjectC.defer,
+# servicesDue) as it returns; a blocking call or a ServiceDelete on the
+# context sends them first, so the library sees every registration before
+# it can serve a call or delete a service.
+def services_due(plan):
+    return plan.on_object and not plan.cls.plain and (plan.blocking or
+                                                      plan.name in SLOT_FORGET)
+
+
 def slotted(plan):
     """A context's callback registration whose callable the context keeps."""
     return (plan.name in SLOTTED and plan.on_object and not plan.cls.plain and
@@ -626,6 +636,8 @@ def java_wrapped_method(plan, types, static, rt, out, name=None):
         out += ["        if (next != 0 && hdl != 0)", "            return next > 0;"]
     elif plan.on_object and ahead_fn(plan.cls):
         out.append("        next = 0;")
+    if services_due(plan):
+        out.append("        servicesDue();")
     if made == "handle" and tls_reset(plan):
         out += ["        %s o = TLS.find(%s);" % (rt, plan.inputs[0].param.name),
                 "        if (o != null) {", "            o.Reset();", "            return o;",
@@ -641,8 +653,10 @@ def java_wrapped_method(plan, types, static, rt, out, name=None):
     elif view:
         out.append("        return %s(%s);" % ("srcView" if src_view(plan) else "view", call))
     elif slotted(plan):
-        out += ["        int slot = serviceSlot(%s, %s);" % (token_w[0],
-                                                         held_callback(plan).param.name),
+        fn = held_callback(plan).param.name
+        out += ["        int slot = serviceSlot(%s, %s);" % (token_w[0], fn),
+                "        if (defer(slot, %s, MkObjectC.noArg(%s)))" % (token_w[0], fn),
+                "            return;",
                 "        try {", "            %s;" % call,
                 "        } catch (RuntimeException | Error e) {",
                 "            serviceDrop(slot);", "            throw e;", "        }"]
