@@ -254,13 +254,13 @@ mqj_services_create(JNIEnv *env, jclass cls, jlong hdl, jint base, jint mask, ji
 {
     MqContextC *ctx = mqj_obj(env, hdl, "ServiceCreate");
     const jint w[8] = {w0, w1, w2, w3, w4, w5, w6, w7};
+    unsigned m = (unsigned)mask & 0xff;
     (void)cls;
 
-    for (int i = 0; ctx && i < 8; i++) {
+    for (; ctx && m; m &= m - 1) { /* each set bit, lowest first */
+        int i = __builtin_ctz(m);
         uint32_t t = (uint32_t)w[i];
         char tok[5] = {(char)t, (char)(t >> 8), (char)(t >> 16), (char)(t >> 24), 0};
-        if (!(mask >> i & 1))
-            continue;
         if (MqServiceCreate(ctx, tok, mqj_cb_call, SLOT_TAG(base + i, noarg >> i & 1),
                             mqj_cb_free) != MK_OK) {
             mqj_raise_ctx(env, ctx);
