@@ -60,6 +60,8 @@ public class BindingTest {
     public static class TestServer extends MqContextC {
         static volatile String refuseNext;   // the next instance's constructor throws this
 
+        static volatile String keepRefused;
+
         public TestServer() {
             String r = refuseNext;
             if (r != null) {
@@ -88,6 +90,16 @@ public class BindingTest {
             // slots 7 to 11: past the eight that MkObjectC runs by a method each
             for (int i = 0; i < 4; i++)
                 answer("SVC" + i, "SV" + i, i % 2 == 0);
+            answer("KEEP", "kept", true);
+            ServiceCreate("GONE", () -> { });   // deleted in the setup that registered it
+            ServiceDelete("GONE");
+            answer("TWIC", "first", true);      // replaced there, by the other form
+            answer("TWIC", "second", false);
+            try {   // refused: KEEP keeps its callable
+                ServiceCreate("KEEP", (MqServiceNoArgIF) null);
+            } catch (MkExceptionC e) {
+                keepRefused = e.getText();
+            }
             ServiceCreate("SWAP", () -> {   // SVC0 replaced by a new callable, in the slot SWAP's call frees
                 ServiceDelete("SVC1");
                 answer("SVC0", "new", false);
@@ -743,6 +755,28 @@ public class BindingTest {
                 k.SendEND_AND_WAIT("SVC" + i);
                 t = k.ReadSTR();
                 expect(t.equals("SV" + i), "SVC" + i + " answered " + t + " after SWAP");
+            }
+            k.Delete();
+        });
+        check("a null callable for a registered token is refused; the service keeps its callable", () -> {
+            expect(String.valueOf(TestServer.keepRefused).contains("null callback"),
+                   "refused with: " + TestServer.keepRefused);
+            c.SendSTART();
+            c.SendEND_AND_WAIT("KEEP");
+            String t = c.ReadSTR();
+            expect(t.equals("kept"), "KEEP answered " + t);
+        });
+        check("a service deleted or replaced in the setup that registered it: gone, and the newest", () -> {
+            MqContextC k = new MqContextC();   // a child: its setup runs now
+            k.LinkCreateChild(c);
+            for (MqContextC x : new MqContextC[] {c, k}) {
+                x.SendSTART();
+                MkExceptionC e = raises(() -> x.SendEND_AND_WAIT("GONE"));
+                expect(e.getText().contains("GONE"), e.getText());
+                x.SendSTART();
+                x.SendEND_AND_WAIT("TWIC");
+                String t = x.ReadSTR();
+                expect(t.equals("second"), "TWIC answered " + t);
             }
             k.Delete();
         });

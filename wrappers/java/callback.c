@@ -202,59 +202,70 @@ mqj_cb_take(JNIEnv *env, jobject fn, jint noarg, int scope, const char *name)
     return cb_new(env, fn, NULL, noarg, scope, name);
 }
 
-void *
-mqj_cb_slot(JNIEnv *env, MqContextC *ctx, jobject fn, jint noarg, jint slot, int scope,
-            const char *name)
-{
-    mqj_cb *cb;
+/* A service's registration (mqj_cb_slot) is no record but its slot and
+ * form, tagged (bit 0) so that mqj_cb_call and mqj_cb_free tell it from a
+ * record (malloc'd, so even): the callable lives in its context's object
+ * (MkObjectC.services), which the Java side keeps by token, so neither the
+ * registration nor the context's end costs a record or a JNI call per
+ * service. */
+#define SLOT_TAG(slot, noarg) ((void *)(((intptr_t)(slot) << 2) | ((noarg) != 0) << 1 | 1))
+#define IS_SLOT(data) (((intptr_t)(data)&1) != 0)
 
+/* The MkObjectC method that runs a tagged service: for the first slots the
+ * tag without its bit 0 indexes mqj.call_slot ([slot][noarg]) at once. */
+static inline jmethodID
+slot_method(void *data, jvalue *slot)
+{
+    intptr_t t = (intptr_t)data;
+    if (t < 4 * MQJ_SLOT_METHODS)
+        return (&mqj.call_slot[0][0])[t >> 1];
+    slot->i = (jint)(t >> 2);
+    return mqj.call_any[t >> 1 & 1];
+}
+
+void *
+mqj_cb_slot(JNIEnv *env, jobject fn, jint noarg, jint slot, const char *name)
+{
+    if (!fn) {
+        mqj_throw(env, MK_ERR_ARGUMENT, "%s: null callback", name);
+        return NULL;
+    }
     if (slot < 0) { /* MkObjectC.serviceSlot's: never */
         mqj_throw(env, MK_ERR_ARGUMENT, "%s: no slot", name);
         return NULL;
     }
-    if ((cb = cb_new(env, fn, NULL, noarg, scope, name))) {
-        cb->owner = ctx;
-        cb->slot = slot + 1;
-        cb->run = slot < MQJ_SLOT_METHODS ? mqj.call_slot[noarg != 0][slot]
-                                          : mqj.call_any[noarg != 0];
-    }
-    return cb;
-}
-
-/* A service released while its context lives: its slot no longer keeps the
- * callable.  Its context's user data is gone once the context is being
- * deleted (ctx_destroyed), and the object with it.  Not with an exception
- * pending (a failed registration): the Java method clears the slot then. */
-static void
-slot_clear(JNIEnv *env, mqj_cb *cb)
-{
-    mqj_ctx *c = MqContextGetUserData(cb->owner);
-    jobject self;
-    jobjectArray s;
-
-    if (!c || !env || (*env)->ExceptionCheck(env) || !(self = mqj_held_object(env, c)))
-        return;
-    if ((s = (*env)->GetObjectField(env, self, mqj.services))) {
-        (*env)->SetObjectArrayElement(env, s, cb->slot - 1, NULL);
-        (*env)->DeleteLocalRef(env, s);
-    }
-    (*env)->DeleteLocalRef(env, self);
+    return SLOT_TAG(slot, noarg);
 }
 
 void
 mqj_cb_free(void *data)
 {
-    mqj_cb *cb = data;
-    JNIEnv *env;
+    if (data && !IS_SLOT(data)) /* a slot: the Java side lets go of its callable */
+        mqj_let_go(mqj_env(), data);
+}
 
-    if (!cb)
-        return;
-    env = mqj_env();
-    if (cb->slot) {
-        slot_clear(env, cb);
-        mqj_put_back(env, cb);
-    } else {
-        mqj_let_go(env, cb);
+/* MkObjectC.servicesCreate: a setup's deferred ServiceCreate calls (see
+ * MkObjectC.deferring) of the slots base + i for each bit i of mask, w[i]
+ * the token's word and bit i of noarg the form, registered as the generated
+ * ServiceCreate would; the first failure throws and ends the rest. */
+void JNICALL
+mqj_services_create(JNIEnv *env, jclass cls, jlong hdl, jint base, jint mask, jint noarg,
+                    jint w0, jint w1, jint w2, jint w3, jint w4, jint w5, jint w6, jint w7)
+{
+    MqContextC *ctx = mqj_obj(env, hdl, "ServiceCreate");
+    const jint w[8] = {w0, w1, w2, w3, w4, w5, w6, w7};
+    unsigned m = (unsigned)mask & 0xff;
+    (void)cls;
+
+    for (; ctx && m; m &= m - 1) { /* each set bit, lowest first */
+        int i = __builtin_ctz(m);
+        uint32_t t = (uint32_t)w[i];
+        char tok[5] = {(char)t, (char)(t >> 8), (char)(t >> 16), (char)(t >> 24), 0};
+        if (MqServiceCreate(ctx, tok, mqj_cb_call, SLOT_TAG(base + i, noarg >> i & 1),
+                            mqj_cb_free) != MK_OK) {
+            mqj_raise_ctx(env, ctx);
+            return;
+        }
     }
 }
 
@@ -309,28 +320,29 @@ mqj_cb_call(MqContextC *ctx, void *data)
 
     if (!env)
         return MqErrorSet(ctx, MK_ERR_GENERIC, "cannot attach the thread to the JVM");
-    a[0].l = cb->h;
-    if (cb->slot) { /* its context's object and the slot of the callable in it */
-        mqj_ctx *c = MqContextGetUserData(cb->owner);
+    if (__builtin_expect(IS_SLOT(data), 1)) { /* its context's object, the callable's slot */
+        mqj_ctx *c = MqContextGetUserData(ctx);
         if (!c)
             return MqErrorSet(ctx, MK_ERR_GENERIC, "the service's context has no object");
         a[0].l = c->h;
-        a[1].i = cb->slot - 1;
-        ok = (*env)->CallStaticBooleanMethodA(env, mqj.obj, cb->run, a);
-    } else if (cb->noarg) { /* with the context's holder, if it has one: see callNoArg */
+        ok = (*env)->CallStaticBooleanMethodA(env, mqj.obj, slot_method(data, &a[1]), a);
+    } else if (cb->noarg == 1) { /* with the context's holder, if it has one: see callNoArg */
         mqj_ctx *c = MqContextGetUserData(ctx);
+        a[0].l = cb->h;
         a[1].l = c ? c->h : NULL;
         ok = (*env)->CallStaticBooleanMethodA(env, mqj.obj, mqj.call0, a);
     } else {
+        a[0].l = cb->h;
         if (!(a[1].l = object_of(env, ctx)))
             return error_to_ctx(env, ctx);
-        ok = (*env)->CallStaticBooleanMethodA(env, mqj.obj, mqj.call1, a);
+        ok = (*env)->CallStaticBooleanMethodA(env, mqj.obj,
+                                              cb->noarg == MQJ_SETUP ? mqj.call_setup : mqj.call1, a);
     }
     if (ok || !(*env)->ExceptionCheck(env)) {
         mqj_view_end(env, ctx); /* the read ends: so does its ReadBUFR view */
         return MK_OK;
     }
-    if (cb->scope == MQJ_SCOPE_ONCE) {
+    if (!IS_SLOT(data) && cb->scope == MQJ_SCOPE_ONCE) { /* a service's is notified */
         mqj_str text;
         take_exception(env, &text);
         fprintf(stderr, "mqlink: exception in a callback: %s\n", text.s);
@@ -415,7 +427,7 @@ mqj_rt_MqContextC_ConfigSetServerSetup(JNIEnv *env, jobject self, jobject setup)
                   "ConfigSetServerSetup: the server class needs a constructor without arguments");
         return;
     }
-    if (!(cb = mqj_cb_new(env, setup, 0, MQJ_SCOPE_NOTIFIED, "ConfigSetServerSetup"))) {
+    if (!(cb = mqj_cb_new(env, setup, MQJ_SETUP, MQJ_SCOPE_NOTIFIED, "ConfigSetServerSetup"))) {
         factory_free(f);
         return;
     }

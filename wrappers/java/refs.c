@@ -9,9 +9,8 @@
  * one SetObjectArrayElement (142).  A holder goes back to its thread's pool
  * when let go, emptied (what it held may be collected), for the next
  * object to take, with the record around it (mqj_held: what the library
- * keeps beside a context or a callable).  A service's record takes one it
- * never fills (its callable lives in its context's object, callback.c's
- * mqj_cb_slot) and gives it back as it was (mqj_put_back: no JNI call).
+ * keeps beside a context or a callable).  A service has none: its callable
+ * lives in its context's object (callback.c's mqj_cb_slot).
  *
  * A thread without a JNIEnv cannot delete a global reference: a holder let
  * go there (the JVM no longer lets the thread attach, mqj_env is NULL) and
@@ -171,7 +170,7 @@ mqj_held_object(JNIEnv *env, mqj_held *r)
  * back to a keyed pool with room) stays a leaf: without an env, orphans to
  * delete, the thread's first holder, a full pool. */
 static void __attribute__((noinline))
-let_go_slow(JNIEnv *env, mqj_held *r, int empty)
+let_go_slow(JNIEnv *env, mqj_held *r)
 {
     if (!env) { /* a thread the JVM no longer knows: a thread with an env deletes it */
         orphan(r, r, 1);
@@ -186,23 +185,7 @@ let_go_slow(JNIEnv *env, mqj_held *r, int empty)
         pthread_once(&pool_key_once, pool_key_create);
         pool.keyed = pool_key_ok && pthread_setspecific(pool_key, &pool) == 0;
     }
-    if (!empty)
-        (*env)->SetObjectArrayElement(env, r->h, 0, NULL);
-    r->next = pool.head;
-    pool.head = r;
-    pool.n++;
-}
-
-static inline void
-let_go(JNIEnv *env, mqj_held *r, int empty)
-{
-    if (__builtin_expect(!env || !pool.keyed || pool.n == POOL_MAX ||
-                             __atomic_load_n(&orphans_n, __ATOMIC_RELAXED), 0)) {
-        let_go_slow(env, r, empty);
-        return;
-    }
-    if (!empty)
-        (*env)->SetObjectArrayElement(env, r->h, 0, NULL);
+    (*env)->SetObjectArrayElement(env, r->h, 0, NULL);
     r->next = pool.head;
     pool.head = r;
     pool.n++;
@@ -211,13 +194,15 @@ let_go(JNIEnv *env, mqj_held *r, int empty)
 void
 mqj_let_go(JNIEnv *env, mqj_held *r)
 {
-    let_go(env, r, 0);
-}
-
-void
-mqj_put_back(JNIEnv *env, mqj_held *r)
-{
-    let_go(env, r, 1);
+    if (__builtin_expect(!env || !pool.keyed || pool.n == POOL_MAX ||
+                             __atomic_load_n(&orphans_n, __ATOMIC_RELAXED), 0)) {
+        let_go_slow(env, r);
+        return;
+    }
+    (*env)->SetObjectArrayElement(env, r->h, 0, NULL);
+    r->next = pool.head;
+    pool.head = r;
+    pool.n++;
 }
 
 void

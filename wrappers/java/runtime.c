@@ -151,7 +151,7 @@ cache_services(JNIEnv *env, jclass obj)
             return 0;
         for (int i = 0; i < MQJ_SLOT_METHODS; i++) {
             snprintf(name, sizeof name, "%s%d", names[noarg], i);
-            if (!(mqj.call_slot[noarg][i] = (*env)->GetStaticMethodID(env, obj, name,
+            if (!(mqj.call_slot[i][noarg] = (*env)->GetStaticMethodID(env, obj, name,
                                                                       "([Ljava/lang/Object;)Z")))
                 return 0;
         }
@@ -170,6 +170,7 @@ cache(JNIEnv *env)
         {"take", "([B)V", (void *)mqj_take},
         {"takeBits", "()J", (void *)mqj_take_bits},
         {"heldCount", "()I", (void *)mqj_held_count},
+        {"servicesCreate", "(JIIIIIIIIIII)V", (void *)mqj_services_create},
     };
 
     if (!obj || !(mqj.hdl = (*env)->GetFieldID(env, obj, "hdl", "J")) ||
@@ -182,7 +183,8 @@ cache(JNIEnv *env)
                                                  "([Ljava/lang/Object;[Ljava/lang/Object;)Z")) ||
         !(mqj.call1 = (*env)->GetStaticMethodID(env, obj, "call",
                                                 "([Ljava/lang/Object;[Ljava/lang/Object;)Z")) ||
-        !(mqj.services = (*env)->GetFieldID(env, obj, "services", "[Ljava/lang/Object;")) ||
+        !(mqj.call_setup = (*env)->GetStaticMethodID(env, obj, "callSetup",
+                                                     "([Ljava/lang/Object;[Ljava/lang/Object;)Z")) ||
         !cache_services(env, obj) ||
         (*env)->RegisterNatives(env, obj, object_natives,
                                 (jint)(sizeof object_natives / sizeof *object_natives)) != 0)

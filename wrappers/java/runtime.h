@@ -55,8 +55,9 @@ typedef struct {
     jmethodID new_server;       /* static MkObjectC.newServer(Class) */
     jclass *cls;                /* mqj_classes[i], in the table's order */
     jmethodID call0, call1;     /* static MkObjectC.callNoArg, call(Object[], Object[]) */
-    jfieldID services;          /* MkObjectC.services: a context's services' callables */
-    jmethodID call_slot[2][MQJ_SLOT_METHODS]; /* MkObjectC.callServiceCtxN, callServiceN */
+    jmethodID call_setup;       /* static MkObjectC.callSetup(Object[], Object[]) */
+    jmethodID call_slot[MQJ_SLOT_METHODS][2]; /* MkObjectC.callServiceCtxN, callServiceN:
+                                                 [slot][noarg], callback.c's SLOT_TAG >> 1 */
     jmethodID call_any[2];      /* MkObjectC.callServiceCtx(Object[], int), callService */
     jclass throwable;
     jmethodID throwable_str;    /* Throwable.toString() */
@@ -102,12 +103,10 @@ typedef struct mqj_held {
     struct mqj_held *next; /* in the thread's pool of empty ones */
     jobject view;          /* a context's view (global reference), NULL until MkObjectC.viewInit */
     MkBufferC *shown;      /* the buffer the view shows, NULL when its read ended */
-    int noarg;             /* a callable's form (MkObjectC.noArg): 1 runs Call(), 0 Call(ctx) */
+    int noarg;             /* a callable's form (MkObjectC.noArg): 1 runs Call(), 0 Call(ctx),
+                              MQJ_SETUP Call(ctx) as a server's setup (MkObjectC.callSetup) */
     int scope;             /* a callable's MQJ_SCOPE_* */
     int stale;             /* a context's, let go without an env: its object's hdl still names it */
-    MqContextC *owner;     /* a service's context, whose object keeps its callable (mqj_cb_slot) */
-    int slot;              /* its index in that object's services plus one; 0: the callable is in h */
-    jmethodID run;         /* the MkObjectC method that runs it (callServiceN, callService) */
 } mqj_held;
 typedef mqj_held mqj_ctx; /* a context's user data, let go by the destroy callback */
 
@@ -119,9 +118,6 @@ typedef mqj_held mqj_ctx; /* a context's user data, let go by the destroy callba
 mqj_held *mqj_hold(JNIEnv *env, jobject o);
 jobject mqj_held_object(JNIEnv *env, mqj_held *r);
 void mqj_let_go(JNIEnv *env, mqj_held *r);
-/* The same for one whose holder was never filled (mqj_hold(env, NULL) kept
- * empty): no JNI call. */
-void mqj_put_back(JNIEnv *env, mqj_held *r);
 void mqj_hold_pool_free(void);
 jint JNICALL mqj_held_count(JNIEnv *env, jclass cls);
 
@@ -305,21 +301,25 @@ void *mqj_cb_new(JNIEnv *env, jobject fn, jint noarg, int scope, const char *nam
 void *mqj_cb_take(JNIEnv *env, jobject fn, jint noarg, int scope, const char *name);
 /* A service's registration whose callable the Java method stored in its
  * context's object (MkObjectC.services[slot], java.py's slotted) instead of
- * a holder: its record takes an empty one from the pool and gives it back
- * as it was, so a service costs no JNI array store, where filling and
- * emptying a holder of its own cost two (one of them in C, 91
- * instructions, five per perfserver child).  Released while its context
- * lives (ServiceDelete, a replacement) it clears its slot; released with
- * the context (MqContextDelete frees the services after its destroy
- * callback) the slots go with the object. */
-void *mqj_cb_slot(JNIEnv *env, MqContextC *ctx, jobject fn, jint noarg, jint slot, int scope,
-                  const char *name);
+ * a holder: no record, only the slot and the form (noarg), which
+ * mqj_cb_call and mqj_cb_free tell from a record.  The Java side keeps the
+ * slots by token: a replacement's ServiceCreate reuses its token's slot and
+ * ServiceDelete empties it, and the slots go with the object when the
+ * context ends, so releasing one costs nothing here (a record and its
+ * holder from the pool cost 120 instructions per service, five per
+ * perfserver child). */
+void *mqj_cb_slot(JNIEnv *env, jobject fn, jint noarg, jint slot, const char *name);
 static inline jobjectArray
 mqj_cb_holder(void *cb)
 {
     return ((mqj_held *)cb)->h;
 }
 MkErrorE mqj_cb_call(MqContextC *ctx, void *data);
+/* A server's setup: a callable of the Call(ctx) form run by MkObjectC.callSetup. */
+enum { MQJ_SETUP = 2 };
+void JNICALL mqj_services_create(JNIEnv *env, jclass cls, jlong hdl, jint base, jint mask,
+                                 jint noarg, jint w0, jint w1, jint w2, jint w3, jint w4, jint w5,
+                                 jint w6, jint w7);
 void mqj_cb_free(void *data);
 
 /* The hand-written natives of MqContextC that the generated table names. */

@@ -170,20 +170,47 @@ def held_callback(plan):
 
 
 # A service's callable goes into its context's object instead of a holder
-# of its own (MkObjectC.services, at a slot the Java method picks and
-# passes; the runtime's mqj_cb_slot): the library runs a service only on
-# the context it was registered on and releases it while that context
-# lives or as it is deleted, after its destroy callback, so the callable
-# never needs a JNI store to let go of it with its context: 5 of the 7 JNI
-# SetObjectArrayElement per perfserver child.  A registration that throws
+# of its own (MkObjectC.services, at a slot the Java method picks by token
+# and passes; the runtime's mqj_cb_slot makes no record, only the slot and
+# the form): the library runs a service only on the context it was
+# registered on and releases it while that context lives only through
+# ServiceCreate (a replacement: the token's slot again) and ServiceDelete
+# (SLOT_FORGET: the Java method empties the token's slot), or as the
+# context is deleted, when the slots go with the object, so releasing a
+# service costs no JNI call and no record.  A registration that throws
 # frees its slot again.
 SLOTTED = ("ServiceCreate",)
+SLOT_FORGET = ("ServiceDelete",)
+
+
+# A server instance's setup defers its ServiceCreate calls on its context
+# and hands them to the library in one JNI call (MkObjectC.defer,
+# servicesDue) as it returns; a blocking call or a ServiceDelete on the
+# context sends them first, so the library sees every registration before
+# it can serve a call or delete a service.
+def services_due(plan):
+    return plan.on_object and not plan.cls.plain and (plan.blocking or
+                                                      plan.name in SLOT_FORGET)
 
 
 def slotted(plan):
     """A context's callback registration whose callable the context keeps."""
     return (plan.name in SLOTTED and plan.on_object and not plan.cls.plain and
             held_callback(plan) is not None)
+
+
+def slot_token(plan):
+    """A slotted method's or SLOT_FORGET's token word: (its local's name,
+    the hidden argument's expression), or None."""
+    if not (slotted(plan) or (plan.name in SLOT_FORGET and plan.on_object and
+                              not plan.cls.plain)):
+        return None
+    tok = [i for i in plan.inputs if i.param.type == "TOKEN"]
+    lead = leads_of(tok[0])[0] if tok and leads_of(tok[0]) else None
+    if lead is None:
+        raise ApiError("java: %s: a service's slot needs its token" % plan.name)
+    n = tok[0].param.name
+    return (lead.name.format(n=n), lead.expr.format(n=n))
 
 
 def native(name):
@@ -350,8 +377,7 @@ class FuncGlue:
                 continue
             to = c.to
             if slotted(p) and i is held_callback(p):
-                to = ('({n}_cb = mqj_cb_slot(env, obj, {n}, {n}_na, slot, MQJ_SCOPE_{scope},'
-                      ' "{fn}"))')
+                to = '({n}_cb = mqj_cb_slot(env, {n}, {n}_na, slot, "{fn}"))'
             conv = to.format(n=i.param.name, fn=p.name,
                              scope=str(i.param.attrs.get("scope", "")).upper())
             self.w("    if (!%s) {" % conv if held else "    if (!%s)" % conv)
@@ -593,18 +619,25 @@ def java_wrapped_method(plan, types, static, rt, out, name=None):
     nparams_in = java_params(plan, types, leads=True)
     args = (["hdl"] if plan.on_object else []) + ins
     nparams = (["long hdl"] if plan.on_object else []) + ([nparams_in] if nparams_in else [])
+    token_w = slot_token(plan)
+    if token_w:  # the token's word, passed to the native and kept by its slot
+        args = [a.replace(token_w[1], token_w[0]) for a in args]
     if slotted(plan):
         args, nparams = args + ["slot"], nparams + ["int slot"]
     call = "%s(%s)" % (native(name), ", ".join(args))
     out.append("    public %s%s%s %s(%s) {" % (static, generic(types), rt, name, params))
     if plan.on_object and has_src_views(plan.cls):
         out.append("        srcEnd();")
+    if token_w:
+        out.append("        int %s = %s;" % token_w)
     if reports_ahead(plan, view):
         call = "ahead(%s)" % call
     elif plan.on_object and ahead_fn(plan.cls) and plan.name == AHEAD:
         out += ["        if (next != 0 && hdl != 0)", "            return next > 0;"]
     elif plan.on_object and ahead_fn(plan.cls):
         out.append("        next = 0;")
+    if services_due(plan):
+        out.append("        servicesDue();")
     if made == "handle" and tls_reset(plan):
         out += ["        %s o = TLS.find(%s);" % (rt, plan.inputs[0].param.name),
                 "        if (o != null) {", "            o.Reset();", "            return o;",
@@ -620,12 +653,17 @@ def java_wrapped_method(plan, types, static, rt, out, name=None):
     elif view:
         out.append("        return %s(%s);" % ("srcView" if src_view(plan) else "view", call))
     elif slotted(plan):
-        out += ["        int slot = serviceSlot(%s);" % held_callback(plan).param.name,
+        fn = held_callback(plan).param.name
+        out += ["        int slot = serviceSlot(%s, %s);" % (token_w[0], fn),
+                "        if (defer(slot, %s, MkObjectC.noArg(%s)))" % (token_w[0], fn),
+                "            return;",
                 "        try {", "            %s;" % call,
                 "        } catch (RuntimeException | Error e) {",
                 "            serviceDrop(slot);", "            throw e;", "        }"]
     elif held_callback(plan):
         out.append("        %s[0] = %s;" % (call, held_callback(plan).param.name))
+    elif token_w and rt == "void":
+        out += ["        %s;" % call, "        serviceForget(%s);" % token_w[0]]
     else:
         out.append("        %s%s;" % ("" if rt == "void" else "return ", call))
     nrt = "long" if made or view else "Object[]" if held_callback(plan) and not slotted(

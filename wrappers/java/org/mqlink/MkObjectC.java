@@ -53,12 +53,33 @@ public abstract class MkObjectC implements AutoCloseable {
      */
     int next;
     /*
-     * A context's services' callables, by the slot the JNI library's record
-     * of each names (serviceSlot; java.py's slotted): they go with the
-     * object, so a server instance that ends lets go of its services
-     * without a JNI call each.  null until the first ServiceCreate.
+     * A context's services' callables, by the slot the JNI library's
+     * registration of each names (serviceSlot; java.py's slotted), and each
+     * slot's token (MkObjectC.token's word): a replacement takes its token's
+     * slot and ServiceDelete empties it (serviceForget), so the library
+     * lets go of a service without a JNI call and keeps no record of it.
+     * They go with the object.  null until the first ServiceCreate.
      */
     Object[] services;
+    private int[] serviceTokens;
+    private int serviceEnd; // the slots past it were never used
+    /*
+     * A server instance's ServiceCreate calls while its own setup runs
+     * (callSetup: deferring), by slot (the first 64: a bit each in pending,
+     * the form in pendingNoArg, the token in serviceTokens), handed to the
+     * library in one JNI call per eight slots (servicesDue) as the setup
+     * returns, or before a blocking call or a ServiceDelete on the context:
+     * one call instead of one per service (five per perfserver child).  The
+     * library serves an instance only once its setup returned (a child's
+     * creation and a parent's handshake are answered after it), so no call
+     * can miss them; only a client calling before that answer, served by a
+     * blocking call that the setup makes on another context, finds none,
+     * as it could find only some without the deferral.  A registration
+     * that can fail (an invalid token, a null callable, slot 64 on) is not
+     * deferred: it goes at once.
+     */
+    private boolean deferring;
+    private long pending, pendingNoArg;
 
     /** A context: the JNI library sets hdl and its destroy callback clears it. */
     MkObjectC() {
@@ -314,24 +335,120 @@ public abstract class MkObjectC implements AutoCloseable {
         return true;
     }
 
-    /** A free slot of services, now holding fn (the generated ServiceCreate passes it). */
-    final int serviceSlot(Object fn) {
+    /**
+     * The slot of services that now holds fn for the token word w (the
+     * generated ServiceCreate passes it): the token's own slot when it has
+     * one (a replacement), else a free one.  w is 0 for an invalid token,
+     * whose registration fails; fn null (refused by the native) takes none:
+     * -1.
+     */
+    final int serviceSlot(int w, Object fn) {
+        if (fn == null)
+            return -1;
         Object[] s = services;
-        if (s == null)
+        if (s == null) {
             services = s = new Object[8];
-        for (int i = 0;; i++) {
-            if (i == s.length)
-                services = s = Arrays.copyOf(s, 2 * i);
+            serviceTokens = new int[8];
+        }
+        int[] t = serviceTokens;
+        int n = serviceEnd, free = -1;
+        for (int i = 0; i < n; i++) {
             if (s[i] == null) {
-                s[i] = fn;
-                return i;
+                if (free < 0)
+                    free = i;
+            } else if (t[i] == w && w != 0) {
+                return keep(i, w, fn);
+            }
+        }
+        if (free >= 0)
+            return keep(free, w, fn);
+        if (n == s.length) {
+            services = Arrays.copyOf(s, 2 * n);
+            serviceTokens = Arrays.copyOf(t, 2 * n);
+        }
+        serviceEnd = n + 1;
+        return keep(n, w, fn);
+    }
+
+    private int keep(int slot, int w, Object fn) {
+        services[slot] = fn;
+        serviceTokens[slot] = w;
+        return slot;
+    }
+
+    /**
+     * A ServiceCreate while this context's setup runs: kept for servicesDue
+     * (true) instead of its own JNI call; false for one that goes at once.
+     */
+    final boolean defer(int slot, int w, int noArg) {
+        if (!deferring || slot >= 64 || slot < 0 || w == 0 || hdl == 0)
+            return false;
+        long bit = 1L << slot;
+        pending |= bit;
+        pendingNoArg = noArg != 0 ? pendingNoArg | bit : pendingNoArg & ~bit;
+        return true;
+    }
+
+    /**
+     * The deferred registrations to the library now (see deferring): eight
+     * slots per JNI call, their token words as arguments, where an array
+     * cost the JNI library a GetIntArrayRegion (180 instructions, callgrind).
+     */
+    final void servicesDue() {
+        long p = pending;
+        if (p == 0)
+            return;
+        pending = 0;
+        int[] t = serviceTokens;
+        for (int b = 0; p >>> b != 0 && hdl != 0; b += 8) { // hdl 0: deleted, they went with it
+            int m = (int) (p >>> b) & 0xff;
+            if (m != 0)
+                servicesCreate(hdl, b, m, (int) (pendingNoArg >>> b) & 0xff, t[b], t[b + 1],
+                               t[b + 2], t[b + 3], t[b + 4], t[b + 5], t[b + 6], t[b + 7]);
+        }
+    }
+
+    private static native void servicesCreate(long hdl, int base, int mask, int noArg, int w0,
+                                              int w1, int w2, int w3, int w4, int w5, int w6,
+                                              int w7);
+
+    /** A registration that failed: its slot is free again. */
+    final void serviceDrop(int slot) {
+        if (slot >= 0) {
+            services[slot] = null;
+            serviceTokens[slot] = 0;
+        }
+    }
+
+    /** The service of token word w was deleted (the generated ServiceDelete): its slot is free. */
+    final void serviceForget(int w) {
+        int[] t = serviceTokens;
+        for (int i = 0; w != 0 && i < serviceEnd; i++) {
+            if (t[i] == w && services[i] != null) {
+                serviceDrop(i);
+                return;
             }
         }
     }
 
-    /** A registration that failed: its slot is free again. */
-    final void serviceDrop(int slot) {
-        services[slot] = null;
+    /**
+     * A server instance's setup (ConfigSetServerSetup) on ctx[0]: its
+     * ServiceCreate calls on ctx[0] go to the library together as it
+     * returns (deferring).
+     */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    static boolean callSetup(Object[] fn, Object[] ctx) throws Exception {
+        MkObjectC c = enter(ctx);
+        boolean was = c.deferring;
+        c.deferring = true;
+        try {
+            ((MqServiceIF) fn[0]).Call((MqContextC) c);
+        } finally {
+            c.deferring = was;
+            c.servicesDue(); // as if each had gone at once, also when the setup threw
+            leave(c);
+        }
+        return true;
     }
 
     /** The same for a callable that takes its context, ctx[0]. */
