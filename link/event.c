@@ -206,6 +206,14 @@ malformed:
     return MK_ERROR;
 }
 
+static _Thread_local mqi_keeper *keeper;
+
+void
+mqi_keeper_set(mqi_keeper *k)
+{
+    keeper = k;
+}
+
 static int
 wait_input(mqi_conn *c, MK_I64 deadline)
 {
@@ -285,11 +293,11 @@ mqi_loop(MqContextC *ctx, mqi_pending *waiter, MK_I64 deadline, int once)
             return MK_ERROR;
         if (c->rbuf.len - c->rbuf.off != unread)
             continue;
-        MK_I64 until = deadline;
+        MK_I64 until = deadline, due = -1;
         if (c->cb_deadline >= 0 && (until < 0 || c->cb_deadline < until))
             until = c->cb_deadline;
         if (c->idle_ms > 0 || c->frame_ms > 0) {
-            MK_I64 due = peer_limits(ctx, c, waiter);
+            due = peer_limits(ctx, c, waiter);
             if (!c->up)
                 continue; /* logged and ended at the top */
             if (due >= 0 && (until < 0 || due < until))
@@ -320,7 +328,14 @@ mqi_loop(MqContextC *ctx, mqi_pending *waiter, MK_I64 deadline, int once)
                 return MK_CONTINUE; /* interrupted: as if the deadline had passed */
             continue;
         }
-        int n = wait_input(c, until);
+        /* the keeper's only when the peer limit is what this wait waits for */
+        mqi_keeper *k = keeper && due >= 0 && until == due && until != deadline &&
+                                until != c->cb_deadline ? keeper : NULL;
+        if (k)
+            k->arm(k, c->fd, until);
+        int n = wait_input(c, k ? -1 : until);
+        if (k && k->disarm(k))
+            continue; /* past the limit: peer_limits ends the link */
         if ((n == 0 && until == deadline) || mqi_block_stopped())
             return MK_CONTINUE;
         if (n > 0)

@@ -387,6 +387,55 @@ idle_timeout(const char *mode)
     lt_dump_on_failure(logfile);
 }
 
+#ifdef MQ_HAVE_THREADS
+/* --thread, --idle-timeout 1: an idle peer is closed while new parents keep
+ * coming.  A pool thread waits without a timeout and the watcher ends the
+ * wait at its deadline (thread.c, keep): here the watcher looks every tick,
+ * in idle_timeout it sleeps until the deadline. */
+static void
+thread_idle_while_parents_come(void)
+{
+    if (start_server("--thread", "--idle-timeout 1") != 0)
+        return;
+    int fd = lt_raw_connect(sock), closed = 0, parents = 0;
+    const char *args[] = {"client", "--uds", "--file", sock, "--timeout", "5"};
+    MK_I64 start = now_ms();
+    while (fd >= 0 && !(closed = is_closed(fd)) && now_ms() - start < 5000) {
+        MqContextC *c = MqContextCreate();
+        MQT_OK(MqLinkCreate(c, 6, args), MqErrorGetText(c));
+        MqContextDelete(c);
+        parents++;
+    }
+    MQT_CHECK_MSG(closed, "an idle peer was not closed within 5 s (%d parents meanwhile)", parents);
+    MQT_CHECK(logged("--idle-timeout"));
+    if (fd >= 0)
+        close(fd);
+    check_served();
+    lt_dump_on_failure(logfile);
+}
+
+/* --thread, --frame-timeout 1: a frame that stops half way is closed,
+ * with no byte coming after it to wake the wait (in frame_timeout the
+ * bytes keep coming). */
+static void
+thread_frame_stalled(void)
+{
+    if (start_server("--thread", "--frame-timeout 1") != 0)
+        return;
+    unsigned char frame[32 + 100];
+    lt_frame_header(frame, 1, "ECHO", 1, 100);
+    memset(frame + 32, MK_TYPE_I8, sizeof frame - 32);
+    int fd = lt_raw_connect(sock);
+    MQT_CHECK(fd >= 0 && write(fd, frame, 33) == 33);
+    MQT_CHECK_MSG(fd >= 0 && closed_within(fd, 5000), "a stalled frame was not closed within 5 s");
+    MQT_CHECK(logged("--frame-timeout"));
+    if (fd >= 0)
+        close(fd);
+    check_served();
+    lt_dump_on_failure(logfile);
+}
+#endif
+
 /* --frame-timeout 1: a frame sent one byte at a time and a handshake sent
  * one byte at a time are closed after a second although bytes keep coming;
  * a proper client is served meanwhile. */
@@ -449,6 +498,9 @@ static const mqt_case cases[] = {
     MODE_LIST(fork),
 #ifdef MQ_HAVE_THREADS
     MODE_LIST(thread),
+    {"thread: --idle-timeout closes an idle link while parents keep coming",
+     thread_idle_while_parents_come},
+    {"thread: --frame-timeout closes a frame that stops half way", thread_frame_stalled},
 #endif
     MODE_LIST(spawn),
     {NULL, NULL},

@@ -537,6 +537,23 @@ MQI_SHARED int mqi_block_poll(struct pollfd *p, unsigned long n, int timeout_ms)
 /* Serve the connection of ctx until waiter is done (waiter may be NULL),
  * the deadline (-1: none) passes or, with once, one frame was handled. */
 MkErrorE mqi_loop(MqContextC *ctx, mqi_pending *waiter, MK_I64 deadline, int once);
+/* A keeper of the peer limits' deadlines (--idle-timeout, --frame-timeout)
+ * for the waits of one thread: a start mode that has a thread awake anyway
+ * (the --thread pool's watcher) sets one for each of its threads, and the
+ * loop then waits for such a deadline without a timeout, the keeper ending
+ * the wait when it passes.  A wait with a timeout costs the kernel a high
+ * resolution timer set and cancelled per wait (link/start/thread.c has the
+ * figures).  arm: the thread waits for input on fd until deadline
+ * (mqi_now_ms); disarm: the wait ended, nonzero when the deadline passed
+ * and the keeper ended it (it shut down fd's reading side: the link ends
+ * there).  Only a deadline that ends the link goes to a keeper. */
+typedef struct mqi_keeper mqi_keeper;
+struct mqi_keeper {
+    void (*arm)(mqi_keeper *k, int fd, MK_I64 deadline);
+    int (*disarm)(mqi_keeper *k);
+};
+/* The calling thread's keeper (NULL: none, the waits keep their own). */
+void mqi_keeper_set(mqi_keeper *k);
 /* Run every callback that timed out (or all, when the link is down) with
  * the reason as the context's error. */
 void mqi_expire_callbacks(mqi_conn *c, int all);

@@ -60,13 +60,31 @@
  * indexed, a fixed text for the peer's close, the first services in the
  * context).  C PARENT / floor in the suite: 0.85 (was 0.76-0.86).  On TCP the server makes 5
  * and the client 7 system calls per parent, as the floor's: a parent's
- * client resets at once instead of sending _CLS (link.c).  Waiting with
- * poll(-1) instead of poll(timeout) on both sides (a scratch build: no
- * hrtimer per wait) cut 1.0-1.4 us of ~29 us CPU per parent on uds (three
- * alternated runs, load 4-8, so roughly); a wait must keep its timeout, so
- * it is only noted here.  Reading before the first wait (in case the
- * client closed already) found nothing in 97% of parents: one system call
- * more.  A thread that waits on the listening socket and on
+ * client resets at once instead of sending _CLS (link.c).
+ *
+ * A poll with a timeout costs the kernel a high resolution timer, set and
+ * cancelled per wait: two threads on one CPU passing 16 bytes back and
+ * forth over a unix socket pair spend 9.2-9.5 us CPU per round trip
+ * waiting with poll(-1), 10.2-10.5 with poll(300 s) (medians of 5, load
+ * 4-7): ~0.5 us a wait.  So a pool thread's instance waits for its peer
+ * limits (--idle-timeout, --frame-timeout) without a timeout, and the
+ * watcher keeps those deadlines (mqi_keeper: the thread's slot holds the
+ * socket and deadline while it waits; keep shuts the socket's reading side
+ * down when one passes, which ends the wait, and the loop finds its limit
+ * passed).  The watcher sleeps until the soonest deadline or looks at each
+ * tick; a wait wakes it only when no deadline was kept sooner, so once per
+ * idle timeout under a stream of parents.  Per parent, uds, five workers,
+ * 30 000 parents, 7 alternated runs (perf stat, load 3-6): server CPU
+ * 16.4 -> 15.8 us (median), system calls the same (6.1), client 17.6 as
+ * before; WAIT (100 000 calls, 5 alternated runs) 6.31 -> 6.22 us server
+ * CPU per call.  The suite's uds_thread C PARENT / floor, 3 alternated runs
+ * of the four fork and thread modes (load 3.5-10, the floor itself 20 000
+ * to 42 000/s): 0.79 0.79 0.91 before, 0.72 0.83 0.78 after, within the
+ * runs' spread.  The client's wait for the handshake's answer keeps its
+ * poll with a timeout: a client has no thread awake to keep it.
+ *
+ * Reading before the first wait (in case the client closed already) found
+ * nothing in 97% of parents: one system call more.  A thread that waits on the listening socket and on
  * every link idle since its handshake at once (epoll; the acceptor never
  * runs a service, link/start/thread_test.c holds that rule; branch
  * thread7-shared) cut the server's switches to 0.8-1.0 per parent, but
@@ -80,6 +98,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -105,7 +124,94 @@ typedef struct pool {
     int abandoned;            /* run failed: the watcher frees the pool */
     unsigned long taken;      /* connections taken, for the watcher */
     mqi_refusals refused;
+    struct slot *slots;       /* every thread's keeper (mqi_keeper) */
+    MK_I64 keep_at;           /* the watcher looks at the slots then, -1: none (atomic) */
 } pool;
+
+/* A pool thread's keeper: the deadline of its instance's wait, which the
+ * watcher keeps (keep) so that the wait has no timeout of its own. */
+typedef struct slot {
+    mqi_keeper k; /* first: the loop's view */
+    pool *p;
+    pthread_mutex_t mu; /* fd, deadline and fired, between the thread and the watcher */
+    int fd;             /* waited on, -1: no wait */
+    int fired;          /* the deadline passed: fd's reading side shut down */
+    MK_I64 deadline;
+    struct slot *next; /* in p->slots, under p->mu */
+} slot;
+
+/* The watcher looks at the slots at keep_at at the latest: lower it to
+ * deadline (and wake the watcher, which may sleep longer) when that is
+ * sooner.  One wake when the watcher had none to look at; the deadlines
+ * that come after it (now + the same limit) are later. */
+static void
+slot_arm(mqi_keeper *k, int fd, MK_I64 deadline)
+{
+    slot *s = (slot *)k;
+    pool *p = s->p;
+    pthread_mutex_lock(&s->mu);
+    s->fd = fd;
+    s->deadline = deadline;
+    s->fired = 0;
+    pthread_mutex_unlock(&s->mu);
+    MK_I64 at = __atomic_load_n(&p->keep_at, __ATOMIC_ACQUIRE);
+    while (at < 0 || deadline < at) {
+        if (__atomic_compare_exchange_n(&p->keep_at, &at, deadline, 0, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_ACQUIRE)) {
+            /* with mu: the watcher reads keep_at and sleeps with mu held */
+            pthread_mutex_lock(&p->mu);
+            pthread_cond_signal(&p->watch_cv);
+            pthread_mutex_unlock(&p->mu);
+            break;
+        }
+    }
+}
+
+static int
+slot_disarm(mqi_keeper *k)
+{
+    slot *s = (slot *)k;
+    pthread_mutex_lock(&s->mu);
+    int fired = s->fired;
+    s->fd = -1; /* before the link may close it: keep never shuts down another's */
+    pthread_mutex_unlock(&s->mu);
+    return fired;
+}
+
+/* End the waits whose deadline passed (shutdown of the reading side wakes
+ * the poll; the loop finds its limit passed) and set keep_at to the next
+ * deadline.  keep_at is -1 while the slots are looked at, so that a wait
+ * armed meanwhile lowers it again.  mu held. */
+static void
+keep(pool *p)
+{
+    MK_I64 now = mqi_now_ms(), next = -1;
+    __atomic_store_n(&p->keep_at, -1, __ATOMIC_RELEASE);
+    for (slot *s = p->slots; s; s = s->next) {
+        pthread_mutex_lock(&s->mu);
+        if (s->fd >= 0 && !s->fired && s->deadline <= now) {
+            s->fired = 1;
+            shutdown(s->fd, SHUT_RD);
+        } else if (s->fd >= 0 && !s->fired && (next < 0 || s->deadline < next)) {
+            next = s->deadline;
+        }
+        pthread_mutex_unlock(&s->mu);
+    }
+    MK_I64 at = __atomic_load_n(&p->keep_at, __ATOMIC_ACQUIRE);
+    while (next >= 0 && (at < 0 || next < at) &&
+           !__atomic_compare_exchange_n(&p->keep_at, &at, next, 0, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_ACQUIRE))
+        ;
+}
+
+/* keep, when keep_at has come (mu held). */
+static void
+keep_due(pool *p)
+{
+    MK_I64 at = __atomic_load_n(&p->keep_at, __ATOMIC_ACQUIRE);
+    if (at >= 0 && mqi_now_ms() >= at)
+        keep(p);
+}
 
 static void *worker(void *arg);
 
@@ -306,6 +412,13 @@ static void *
 worker(void *arg)
 {
     pool *p = arg;
+    slot s = {.k = {slot_arm, slot_disarm}, .p = p, .fd = -1};
+    pthread_mutex_init(&s.mu, NULL);
+    pthread_mutex_lock(&p->mu);
+    s.next = p->slots;
+    p->slots = &s;
+    pthread_mutex_unlock(&p->mu);
+    mqi_keeper_set(&s.k);
     if (mqi_thread_start_fn)
         mqi_thread_start_fn();
     for (;;) {
@@ -329,6 +442,14 @@ worker(void *arg)
     if (mqi_thread_end_fn)
         mqi_thread_end_fn();
     mki_tls_free_all();
+    mqi_keeper_set(NULL);
+    pthread_mutex_lock(&p->mu);
+    slot **at = &p->slots;
+    while (*at != &s)
+        at = &(*at)->next;
+    *at = s.next;
+    pthread_mutex_unlock(&p->mu);
+    pthread_mutex_destroy(&s.mu);
     return NULL;
 }
 
@@ -342,6 +463,27 @@ after_ms(long ms)
     ts.tv_sec += ts.tv_nsec / 1000000000L;
     ts.tv_nsec %= 1000000000L;
     return ts;
+}
+
+/* The watcher's sleep while nothing comes: until it is woken or, when a
+ * wait's deadline is kept, that deadline comes (mu held). */
+static void
+sleep_keeping(pool *p)
+{
+    MK_I64 at = __atomic_load_n(&p->keep_at, __ATOMIC_ACQUIRE);
+    if (at < 0) {
+        pthread_cond_wait(&p->watch_cv, &p->mu);
+        return;
+    }
+    MK_I64 left = at - mqi_now_ms();
+    if (left <= 0) {
+        keep(p);
+        return;
+    }
+    /* + 1 ms: the deadlines are on the coarse clock (mqi_now_ms) */
+    struct timespec until = after_ms(left + 1);
+    if (pthread_cond_timedwait(&p->watch_cv, &p->mu, &until) == ETIMEDOUT)
+        keep_due(p);
 }
 
 /* Looks every TICK_MS while connections come or no thread is in accept: a
@@ -358,14 +500,15 @@ watcher(void *arg)
         unsigned long seen = p->taken;
         struct timespec until = after_ms(TICK_MS);
         while (!p->stopped && pthread_cond_timedwait(&p->watch_cv, &p->mu, &until) != ETIMEDOUT)
-            ; /* only run's failure signals it here */
+            ; /* run's failure, or a keeper's deadline: looked at after the tick */
+        keep_due(p);
         int idle = p->taken == seen; /* no connection taken in the tick */
         if (p->stopped)
             continue;
         if (p->accepting > 0 && idle) { /* nothing comes: sleep until something does */
             p->watcher_asleep = 1;
             while (p->watcher_asleep && !p->stopped)
-                pthread_cond_wait(&p->watch_cv, &p->mu);
+                sleep_keeping(p);
             continue;
         }
         if (p->accepting > 0 || (!idle && !waiting(p)))
@@ -393,7 +536,7 @@ run(const mqi_listener *l)
     pool *p = malloc(sizeof *p);
     if (!p)
         return MkErrorSet(tmpl->err, MK_ERR_MEMORY, "--thread: out of memory");
-    *p = (pool){.l = *l, .accepting = 1}; /* the first acceptor, counted */
+    *p = (pool){.l = *l, .accepting = 1, .keep_at = -1}; /* the first acceptor, counted */
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
