@@ -259,8 +259,8 @@ mqj_services_create(JNIEnv *env, jclass cls, jlong hdl, jint base, jint mask, ji
 
     for (; ctx && m; m &= m - 1) { /* each set bit, lowest first */
         int i = __builtin_ctz(m);
-        uint32_t t = (uint32_t)w[i];
-        char tok[5] = {(char)t, (char)(t >> 8), (char)(t >> 16), (char)(t >> 24), 0};
+        char tok[5];
+        mqj_token_text(w[i], tok);
         if (MqServiceCreate(ctx, tok, mqj_cb_call, SLOT_TAG(base + i, noarg >> i & 1),
                             mqj_cb_free) != MK_OK) {
             mqj_raise_ctx(env, ctx);

@@ -365,11 +365,8 @@ mqj_to_STRn(JNIEnv *env, jstring j, jint n, mqj_str *s, const char *fn)
 int
 mqj_to_TOKEN(JNIEnv *env, jint word, jstring j, char t[5], mqj_str *s, const char *fn)
 {
-    uint32_t w = (uint32_t)word;
-    for (int i = 0; i < 4; i++)
-        t[i] = (char)(w >> (8 * i) & 0xff); /* character i in bits 8i..8i+7 */
-    t[4] = '\0';
-    if (w) {
+    mqj_token_text(word, t);
+    if (word) {
         s->s = s->small;
         return 1;
     }

@@ -182,6 +182,15 @@ mqj_str_release(mqj_str *s)
  * the C call names an invalid token in its error.  s is released after the
  * call either way. */
 int mqj_to_TOKEN(JNIEnv *env, jint word, jstring j, char t[5], mqj_str *s, const char *fn);
+/* A token's word (MkObjectC.token) as its text: character i in bits 8i..8i+7. */
+static inline void
+mqj_token_text(jint word, char t[5])
+{
+    uint32_t w = (uint32_t)word;
+    for (int i = 0; i < 4; i++)
+        t[i] = (char)(w >> (8 * i) & 0xff);
+    t[4] = '\0';
+}
 /* UTF-8 as a new String (NULL for a NULL pointer when nullable). */
 jstring mqj_from_STR(JNIEnv *env, const char *s);
 
