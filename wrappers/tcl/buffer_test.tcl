@@ -375,6 +375,53 @@ case "a C method overridden while the class has no objects: a new object sees it
     $b Delete
 }
 
+# runtime.c's dispatch: a word's id indexes the class's table of C methods;
+# a word that is another class's method only, or the user's own method of
+# that name, goes to TclOO.
+case "my with another class's method name: TclOO's unknown method, or the user's method" {
+    oo::class create Words {
+        superclass MqContextC
+        method put {v} { my WriteI32 $v }
+        method get {} { my Size }
+    }
+    set a [Words new]
+    set e [raises {$a put 1}]
+    check {[string match "*WriteI32*" [lindex $e 0]]} "a stream's method on a context: $e"
+    oo::define Words method WriteI32 {v} { return "own-$v" }
+    check {[$a put 2] eq "own-2"} "the user's method of that name: [$a put 2]"
+    oo::define Words method Size {} { return 7 }
+    check {[$a get] == 7} "a list's method name as the user's: [$a get]"
+    oo::define Words deletemethod WriteI32
+    set e [raises {$a put 3}]
+    check {[string match "*WriteI32*" [lindex $e 0]]} "deleted again: $e"
+    set s [MkBufferStreamC new]
+    $s WriteI32 4
+    check {[$s Size] > 0} "the stream's own methods of those names"
+    foreach o [list $a $s] {$o Delete}
+}
+
+# The same call site, the same word value, before, while and after a
+# subclass takes the method over (oo::define at run time), and a sibling
+# class that never does.
+case "one call site: a C method taken over after its first call, then given back" {
+    oo::class create Site {
+        superclass MqContextC
+        method name {v} { my ConfigSetName $v; my ConfigGetName }
+    }
+    oo::class create Plain { superclass Site }
+    oo::class create Taker { superclass Site }
+    set p [Plain new]
+    set t [Taker new]
+    set r {}
+    foreach step {before during after} {
+        if {$step eq "during"} { oo::define Taker method ConfigSetName {n} { next "t-$n" } }
+        if {$step eq "after"} { oo::define Taker deletemethod ConfigSetName }
+        lappend r [$t name $step] [$p name $step]
+    }
+    check {$r eq "before before t-during during after after"} "taker, plain: $r"
+    foreach o [list $p $t] {$o Delete}
+}
+
 case "a server setup that raises: the server reports it and the link fails" {
     set dir [file join [expr {[info exists ::env(TMPDIR)] ? $::env(TMPDIR) : "/tmp"}] mqtcl-[pid]]
     file mkdir $dir

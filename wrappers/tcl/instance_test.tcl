@@ -25,7 +25,7 @@ puts $fh {
         superclass MqContextC
         variable tag
         method ServerSetup {} {
-            foreach t {TAG_ CTOR MIXN PLAN LEVL DTOR GONE KEEP SHOW} { my ServiceCreate $t [list my $t] }
+            foreach t {TAG_ CTOR MIXN PLAN LEVL DTOR GONE KEEP SHOW DEAD} { my ServiceCreate $t [list my $t] }
         }
         method TAG_ {} {
             my SendSTART
@@ -48,8 +48,17 @@ puts $fh {
             my SendRETURN
         }
         method DTOR {} {
-            oo::define Srv destructor { set ::gone [self] }
+            oo::define Srv destructor {
+                set ::gone [self]
+                set ::dead [list [catch {my SendSTART} e] $e]
+            }
             my SendSTART; my SendRETURN
+        }
+        # what the destructor's `my SendSTART` met (DTOR's destructor)
+        method DEAD {} {
+            my SendSTART
+            my SendSTR $::dead
+            my SendRETURN
         }
         method GONE {} {
             set o [my ReadSTR]
@@ -79,6 +88,7 @@ puts $fh {
         }
     }
     set gone none
+    set dead none
     proc serve {argv} {
         set serving 1
         set s [Srv new]
@@ -153,6 +163,18 @@ case "a deleted child leaves no object, namespace or command; its destructor run
     $c SendEND_AND_WAIT GONE 5000
     set r [$c ReadSTR]
     check {$r eq [list 0 0 0 $o2]} "with a destructor: $r"
+    call $c PLAN
+}
+
+# The library ends a child's C context before its object goes: a C method
+# through the fast `my` in the destructor (a call site run before, in the
+# instance's services) raises instead of touching the freed context.
+case "a destructor's my of a C method after the library ended the context raises" {
+    call $c DTOR
+    child_tag $c
+    call $c DEAD
+    set r [$c ReadSTR]
+    check {$r eq {1 {SendSTART: the context was deleted}}} "the destructor met: $r"
     call $c PLAN
 }
 

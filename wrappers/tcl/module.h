@@ -113,13 +113,15 @@ mqtcl_obj *mqtcl_my_owner(Tcl_Interp *interp, Tcl_Command cmd);
 /* `WORD args...` on self: the class's C method or TclOO's `my`. */
 int mqtcl_dispatch(mqtcl_obj *self, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[]);
 
-/* overrides.c: the mqlink methods a context class takes over (ov[i] for
- * the method at index i), kept while TclOO's epoch is the same. */
+/* overrides.c: a context class's dispatch table, kept while TclOO's epoch
+ * is the same: by word id (runtime.c), the C method a call through the fast
+ * `my` runs, or NULL for TclOO's (no method of the class, or one the class
+ * takes over).  The plain classes' objects have one each (runtime.c). */
 typedef struct mqtcl_overrides {
-    Tcl_Class cls;
+    Tcl_Class cls;      /* (NULL: a plain class's) */
     int mqcls;          /* the mqlink class (MQTCL_CLASS_*) it answers for */
     int epoch;          /* TclOO's epoch it was worked out at; -1: none yet */
-    unsigned char ov[]; /* per method index: taken over */
+    mqtcl_fn *fn[];     /* per word id (mqtcl_word_count of them) */
 } mqtcl_overrides;
 /* Give self (a new object of cls) its class's answer; TCL_ERROR with the
  * message in interp. */
@@ -128,6 +130,14 @@ int mqtcl_overrides_attach(Tcl_Interp *interp, mqtcl_state *st, mqtcl_obj *self,
 int mqtcl_overrides_refresh(Tcl_Interp *interp, mqtcl_obj *self);
 /* The index of the method called name in class cls's table, or -1. */
 int mqtcl_method_find(int cls, const char *name);
+/* Word ids (runtime.c): how many (0, no method's, included); the id of
+ * the method name name (0: none); fn[id] for every id: class cls's C
+ * method of that name, or NULL. */
+extern int mqtcl_word_count;
+int mqtcl_word_id(const char *name);
+void mqtcl_methods_fill(int cls, mqtcl_fn **fn);
+/* The epoch of a deleted context: never a table's (runtime.c's dispatch). */
+extern const int mqtcl_dead_epoch;
 
 /* resolver.c: `my` in ns (a context object's namespace) is the fast `my`,
  * the command mqtcl_fast_my (client data: the interpreter's state). */

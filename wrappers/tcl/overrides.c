@@ -7,16 +7,18 @@
  * epoch (a method defined or deleted anywhere; a mixin, filter or
  * superclass changed on a class that has objects or subclasses — TclOO's
  * own call chains miss the others too), and a kept answer carries the
- * epoch it was worked out at.  A method defined on one object itself
- * (oo::objdefine) is not seen here, as before. */
+ * epoch it was worked out at.  The answer is the class's dispatch table
+ * (module.h): per word id the C method or NULL, so the fast `my` tells a
+ * method, its override and a word of no method with one load.  A method
+ * defined on one object itself (oo::objdefine) is not seen here, as before. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "module.h"
 
-/* Work out e->ov for mqlink class mqcls with ::mqlink::Overrides. */
+/* Work out e->fn for mqlink class mqcls with ::mqlink::Overrides. */
 static int
-work_out(Tcl_Interp *interp, mqtcl_state *st, mqtcl_overrides *e, int mqcls, int n)
+work_out(Tcl_Interp *interp, mqtcl_state *st, mqtcl_overrides *e, int mqcls)
 {
     Tcl_Obj *cmd[3], **v;
     int c, rc;
@@ -34,23 +36,11 @@ work_out(Tcl_Interp *interp, mqtcl_state *st, mqtcl_overrides *e, int mqcls, int
         e->epoch = -1;
         return TCL_ERROR;
     }
-    memset(e->ov, 0, n);
-    for (int k = 0; k < c; k++) {
-        int i = mqtcl_method_find(mqcls, Tcl_GetString(v[k]));
-        if (i >= 0)
-            e->ov[i] = 1;
-    }
+    mqtcl_methods_fill(mqcls, e->fn);
+    for (int k = 0; k < c; k++)
+        e->fn[mqtcl_word_id(Tcl_GetString(v[k]))] = NULL;
     Tcl_ResetResult(interp);
     return TCL_OK;
-}
-
-static int
-methods_of(int mqcls)
-{
-    int n = 0;
-    while (mqtcl_classes[mqcls].methods[n].name)
-        n++;
-    return n;
 }
 
 int
@@ -64,7 +54,7 @@ mqtcl_overrides_attach(Tcl_Interp *interp, mqtcl_state *st, mqtcl_obj *self, Tcl
     if (!e || e->cls != cls || e->mqcls != self->cls) {
         h = Tcl_CreateHashEntry(&st->overrides, (char *)cls, &isnew);
         if (isnew) {
-            e = (mqtcl_overrides *)ckalloc(sizeof *e + methods_of(self->cls));
+            e = (mqtcl_overrides *)ckalloc(sizeof *e + mqtcl_word_count * sizeof e->fn[0]);
             e->cls = cls;
             e->mqcls = self->cls;
             e->epoch = -1;
@@ -73,7 +63,7 @@ mqtcl_overrides_attach(Tcl_Interp *interp, mqtcl_state *st, mqtcl_obj *self, Tcl
         e = Tcl_GetHashValue(h);
     }
     if (e->epoch != *st->oo_epoch &&
-        work_out(interp, st, e, self->cls, methods_of(self->cls)) != TCL_OK)
+        work_out(interp, st, e, self->cls) != TCL_OK)
         return TCL_ERROR;
     st->last_ovr = e;
     self->ovr = e;
@@ -88,6 +78,6 @@ mqtcl_overrides_refresh(Tcl_Interp *interp, mqtcl_obj *self)
 
     if (!st)
         return TCL_ERROR;
-    return work_out(interp, st, self->ovr, self->cls, methods_of(self->cls));
+    return work_out(interp, st, self->ovr, self->cls);
 }
 

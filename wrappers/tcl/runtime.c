@@ -10,6 +10,7 @@
  * context (Delete, a parent's delete, the library ending a server instance),
  * so a stale object raises "the context was deleted" instead of touching
  * freed memory, and a server instance's object goes with its context. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,6 +100,7 @@ meta_delete(ClientData data)
     if (self->c && mqtcl_classes[self->cls].subclass) {
         MqContextC *ctx = self->c;
         self->c = NULL;
+        self->oo_epoch = &mqtcl_dead_epoch;
         MqContextSetDestroyCallback(ctx, NULL, NULL);
         MqContextSetUserData(ctx, NULL);
         if (!self->lib_owned)
@@ -135,6 +137,7 @@ mqtcl_ctx_destroyed(MqContextC *ctx, void *data)
     mqtcl_view_touch(MQTCL_CLASS_MqContextC, ctx);
     MqContextSetUserData(ctx, NULL);
     self->c = NULL;
+    self->oo_epoch = &mqtcl_dead_epoch; /* (dispatch_stale tells it) */
     if (self->lib_owned && !Tcl_InterpDeleted(self->interp))
         mqtcl_instance_delete(self->interp, self->obj); /* (frees self) */
 }
@@ -172,23 +175,37 @@ static const Tcl_MethodType method_type = {
     TCL_OO_METHOD_VERSION_CURRENT, "mqlink method", method_call, NULL, NULL};
 
 /* Method name -> its index in every class's table (-1: not a method of
- * that class), shared by every interpreter and built once.  Not
- * Tcl_GetIndexFromObjStruct: that caches the index of one table in the
+ * that class) and its word id, shared by every interpreter and built once.
+ * Not Tcl_GetIndexFromObjStruct: that caches the index of one table in the
  * word's Tcl_Obj, and an interpreter shares one literal object per word, so
  * `my ReadBUF` and `$bus ReadBUF` would evict each other's cache and scan a
  * whole table on every call.  Instead a word caches its entry of `words`,
- * which answers for every class at once. */
+ * which answers for every class at once, and its id, which indexes every
+ * dispatch table (module.h's mqtcl_overrides: per word id, the C method a
+ * call runs, or NULL for TclOO). */
 typedef struct {
     short index[MQTCL_CLASS_COUNT];
+    int id; /* 1..; 0: no method of any class */
 } method_word;
 static Tcl_HashTable words; /* every method name -> its method_word */
 static int words_ready;
+int mqtcl_word_count = 1; /* word ids in use, the id 0 of no method included */
 TCL_DECLARE_MUTEX(words_lock)
-static const method_word no_method = {.index[0 ... MQTCL_CLASS_COUNT - 1] = -1};
+static const method_word no_method = {.index[0 ... MQTCL_CLASS_COUNT - 1] = -1, .id = 0};
 
-/* A word's cached method_word (internalRep.twoPtrValue.ptr1): static data,
- * so nothing to free or copy; the string stays the word's value. */
+/* The dispatch table of each plain class's objects: its C methods by word
+ * id, at an epoch that is always current (nothing is taken over on their
+ * fast path: runtime.c, "object commands"). */
+static mqtcl_overrides *plain_tables[MQTCL_CLASS_COUNT];
+static const int plain_epoch = 0;
+/* A deleted context's epoch: never current, so its next call through the
+ * fast path takes dispatch_stale's way, which tells it. */
+const int mqtcl_dead_epoch = INT_MIN;
+
+/* A word's cached method_word (internalRep.twoPtrValue.ptr1) and id (ptr2):
+ * static data, so nothing to free or copy; the string stays the word's value. */
 static const Tcl_ObjType word_type = {"mqlink method name", NULL, NULL, NULL, NULL};
+#define WORD_ID(o) ((intptr_t)(o)->internalRep.twoPtrValue.ptr2)
 
 static void
 method_names_init(void)
@@ -204,10 +221,22 @@ method_names_init(void)
             if (isnew) {
                 method_word *w = (method_word *)ckalloc(sizeof *w);
                 *w = no_method;
+                w->id = mqtcl_word_count++;
                 Tcl_SetHashValue(e, w);
             }
             ((method_word *)Tcl_GetHashValue(e))->index[c] = (short)i;
         }
+    }
+    for (int c = 0; !words_ready && c < MQTCL_CLASS_COUNT; c++) {
+        mqtcl_overrides *t;
+        if (mqtcl_classes[c].subclass)
+            continue;
+        t = (mqtcl_overrides *)ckalloc(sizeof *t + mqtcl_word_count * sizeof t->fn[0]);
+        t->cls = NULL;
+        t->mqcls = c;
+        t->epoch = plain_epoch;
+        mqtcl_methods_fill(c, t->fn);
+        plain_tables[c] = t;
     }
     words_ready = 1;
     Tcl_MutexUnlock(&words_lock);
@@ -220,92 +249,110 @@ mqtcl_method_find(int cls, const char *name)
     return e ? ((const method_word *)Tcl_GetHashValue(e))->index[cls] : -1;
 }
 
+int
+mqtcl_word_id(const char *name)
+{
+    Tcl_HashEntry *e = Tcl_FindHashEntry(&words, name);
+    return e ? ((const method_word *)Tcl_GetHashValue(e))->id : 0;
+}
+
+void
+mqtcl_methods_fill(int cls, mqtcl_fn **fn)
+{
+    Tcl_HashSearch s;
+
+    memset(fn, 0, mqtcl_word_count * sizeof fn[0]);
+    for (Tcl_HashEntry *e = Tcl_FirstHashEntry(&words, &s); e; e = Tcl_NextHashEntry(&s)) {
+        const method_word *w = Tcl_GetHashValue(e);
+        if (w->index[cls] >= 0)
+            fn[w->id] = mqtcl_classes[cls].methods[w->index[cls]].fn;
+    }
+}
+
 /* word (not yet of word_type) as a word_type object. */
-static __attribute__((noinline)) const method_word *
+static __attribute__((noinline)) void
 word_convert(Tcl_Obj *word)
 {
     Tcl_HashEntry *e = Tcl_FindHashEntry(&words, Tcl_GetString(word));
+    const method_word *w = e ? Tcl_GetHashValue(e) : &no_method;
 
     if (word->typePtr && word->typePtr->freeIntRepProc)
         word->typePtr->freeIntRepProc(word);
     word->typePtr = &word_type;
-    word->internalRep.twoPtrValue.ptr1 = e ? Tcl_GetHashValue(e) : (void *)&no_method;
-    return word->internalRep.twoPtrValue.ptr1;
+    word->internalRep.twoPtrValue.ptr1 = (void *)w;
+    word->internalRep.twoPtrValue.ptr2 = (void *)(intptr_t)w->id;
 }
 
-/* The index of word's method in self's class's table, or -1.  A service
- * names the same literal words on every call: after the first, a type
- * check and a load (any other word too, the user's methods included, keeps
- * its answer "none"). */
-static inline int
-method_index(mqtcl_obj *self, Tcl_Obj *word)
-{
-    const method_word *w = word->typePtr == &word_type ? word->internalRep.twoPtrValue.ptr1
-                                                       : word_convert(word);
-    return w->index[self->cls];
-}
-
-/* method_run's way when a kept buffer value shows what the call may move
- * (buffer.c): it takes its own copy first. */
+/* fn (self's method named by objv[1]) when a kept buffer value shows what
+ * the call may move (buffer.c): the value takes its own copy first. */
 static __attribute__((noinline)) int
-method_run_kept(mqtcl_obj *self, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[], int i)
+method_run_kept(mqtcl_fn *fn, mqtcl_obj *self, Tcl_Interp *interp, int objc,
+                Tcl_Obj *const objv[])
 {
     mqtcl_view_keep();
-    return self->methods[i].fn(interp, self, objc - 2, objv + 2);
+    return fn(interp, self, objc - 2, objv + 2);
 }
 
-/* The class's method i on self, past the checks (the fast path's); ctx:
- * self is a context (the fast `my`), 0: a plain object (its object
- * command), -1: either. */
+/* The C method fn on self, past dispatch's checks; ctx: self is a context
+ * (the fast `my`), 0: a plain object (its object command), -1: either. */
 static inline __attribute__((always_inline)) int
-method_run(mqtcl_obj *self, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[], int i, int ctx)
+method_run(mqtcl_fn *fn, mqtcl_obj *self, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[],
+           int ctx)
 {
-    const mqtcl_method *m = &self->methods[i];
-
-    if (!self->c)
-        return not_ready(interp, self, m->name);
     if (ctx < 0)
         ctx = self->cls == MQTCL_CLASS_MqContextC;
     if (ctx ? mqtcl_view_kept_ctx() : mqtcl_view_kept_plain(self->c))
-        return method_run_kept(self, interp, objc, objv, i);
-    return m->fn(interp, self, objc - 2, objv + 2);
+        return method_run_kept(fn, self, interp, objc, objv);
+    return fn(interp, self, objc - 2, objv + 2);
 }
 
-/* dispatch's way for a class whose overrides may have changed or that
- * overrides method i: work them out again if TclOO's epoch moved, then
- * the method or TclOO. */
+/* dispatch's way when self's table is not current: TclOO's epoch moved (a
+ * class gained or lost a method, a mixin, ...: work the table out again),
+ * or self is a deleted context (its epoch is mqtcl_dead_epoch): a call of
+ * a C method it does not take over raises, any other word goes to TclOO. */
 static __attribute__((noinline)) int
-dispatch_overridden(mqtcl_obj *self, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[], int i)
+dispatch_stale(mqtcl_obj *self, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 {
-    if (self->ovr->epoch != *self->oo_epoch && mqtcl_overrides_refresh(interp, self) != TCL_OK)
+    mqtcl_state *st = mqtcl_state_of(interp);
+    mqtcl_fn *fn;
+
+    if (!st || (self->ovr->epoch != *st->oo_epoch && mqtcl_overrides_refresh(interp, self) != TCL_OK))
         return TCL_ERROR;
-    if (self->ovr->ov[i])
+    if (!(fn = self->ovr->fn[WORD_ID(objv[1])]))
         return self->oo_my(self->oo_my_data, interp, objc, objv);
-    return method_run(self, interp, objc, objv, i, -1);
+    if (!self->c)
+        return not_ready(interp, self, Tcl_GetString(objv[1]));
+    return method_run(fn, self, interp, objc, objv, -1);
 }
 
 /* `WORD args...` on self, for its fast command (a context's `my`, a plain
- * object's object command; ctx as method_run's): the class's C method named
- * WORD straight from the static table, anything else (the user's methods,
- * `my variable`, an override, destroy) through TclOO's procedure behind that
- * command.  The usual way ends in a tail call: no frame of its own (inlined
- * into each caller, so that ctx is a constant there). */
+ * object's object command; ctx as method_run's): the C method that self's
+ * table (module.h's mqtcl_overrides) has for WORD's id, straight; anything
+ * else (the user's methods, `my variable`, an override, destroy) through
+ * TclOO's procedure behind that command.  One compare tells that the table
+ * is current (TclOO's epoch, which also moves on any override made or
+ * deleted) and that self is no deleted context; one load gives the method
+ * or NULL, which decides the override and the word's lookup in one.  The
+ * usual way ends in a tail call: no frame of its own (inlined into each
+ * caller, so that ctx is a constant there). */
 static int dispatch_new_word(mqtcl_obj *self, Tcl_Interp *interp, int objc,
                              Tcl_Obj *const objv[]);
 
 static inline __attribute__((always_inline)) int
 dispatch(mqtcl_obj *self, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[], int ctx)
 {
-    const mqtcl_overrides *ovr = self->ovr;
-    int i;
+    const mqtcl_overrides *t = self->ovr;
+    mqtcl_fn *fn;
 
-    if (objc >= 2 && objv[1]->typePtr != &word_type)
-        return dispatch_new_word(self, interp, objc, objv);
-    if (objc < 2 || (i = method_index(self, objv[1])) < 0)
+    if (objc < 2)
         return self->oo_my(self->oo_my_data, interp, objc, objv);
-    if (ovr && (ovr->epoch != *self->oo_epoch || ovr->ov[i]))
-        return dispatch_overridden(self, interp, objc, objv, i);
-    return method_run(self, interp, objc, objv, i, ctx);
+    if (objv[1]->typePtr != &word_type)
+        return dispatch_new_word(self, interp, objc, objv);
+    if (t->epoch != *self->oo_epoch)
+        return dispatch_stale(self, interp, objc, objv);
+    if (!(fn = t->fn[WORD_ID(objv[1])]))
+        return self->oo_my(self->oo_my_data, interp, objc, objv);
+    return method_run(fn, self, interp, objc, objv, ctx);
 }
 
 /* dispatch for a word seen the first time (or changed since) */
@@ -518,8 +565,11 @@ adopt(Tcl_Interp *interp, int cls, Tcl_Object o, mqtcl_obj **made)
     Tcl_ObjectSetMetadata(o, &meta_type, self);
     if (made)
         *made = self;
-    if (!k->subclass)
+    if (!k->subclass) {
+        self->ovr = plain_tables[cls];
+        self->oo_epoch = &plain_epoch;
         return TCL_OK;
+    }
     MqContextSetUserData(c, self);
     MqContextSetDestroyCallback(c, mqtcl_ctx_destroyed, self);
     if (install_my(interp, st, self) != TCL_OK)

@@ -44,8 +44,9 @@ typedef struct mqtcl_obj {
     int lib_owned;        /* a server instance: the library deletes the context */
     Tcl_Namespace *ns;    /* the object's namespace, once the fast `my` answers in it */
     Tcl_Obj *my;          /* the fully qualified name of TclOO's own `my` (made on first use) */
-    struct mqtcl_overrides *ovr; /* what the class takes over (overrides.c) */
-    const int *oo_epoch;  /* TclOO's class-structure epoch, to check ovr against */
+    struct mqtcl_overrides *ovr; /* its dispatch table (module.h; plain objects too) */
+    const int *oo_epoch;  /* the epoch ovr must have: TclOO's; a plain object's
+                           * constant; a deleted context's mqtcl_dead_epoch */
 } mqtcl_obj;
 
 /* A method of the glue: objv holds its arguments (without object and name). */
