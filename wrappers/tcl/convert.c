@@ -360,3 +360,35 @@ mqtcl_convert_init(void)
         Tcl_DecrRefCount(e);
     }
 }
+
+/* mqtcl_return_int's and mqtcl_return_BOL's way when the result is not
+ * Tcl's fresh empty one (out of line: their usual way saves no register). */
+static __attribute__((noinline)) int
+return_int_other(Tcl_Interp *interp, Tcl_WideInt v)
+{
+    mqtcl_set_int(interp, v);
+    return TCL_OK;
+}
+
+static __attribute__((noinline)) int
+return_BOL_other(Tcl_Interp *interp, int v)
+{
+    mqtcl_set_BOL(interp, v);
+    return TCL_OK;
+}
+
+int
+mqtcl_return_int(Tcl_Interp *interp, Tcl_WideInt v)
+{
+    if (*interp->resultDontUse || !mqtcl_set_fresh_int(mqtcl_result(interp), v))
+        return return_int_other(interp, v);
+    return TCL_OK;
+}
+
+int
+mqtcl_return_BOL(Tcl_Interp *interp, int v)
+{
+    if (*interp->resultDontUse || !mqtcl_set_fresh_int(mqtcl_result(interp), v != 0))
+        return return_BOL_other(interp, v);
+    return TCL_OK;
+}

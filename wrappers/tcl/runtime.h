@@ -268,6 +268,12 @@ mqtcl_set_BOL(Tcl_Interp *interp, int v)
     else
         Tcl_SetBooleanObj(r, v);
 }
+/* mqtcl_set_int and mqtcl_set_BOL out of line, returning TCL_OK: a
+ * method whose result is its C call's value ends in a tail call of one
+ * (the generator's RETURNING), its own frame gone by then (callgrind: ~7
+ * instructions less per ReadItemExists). */
+int mqtcl_return_int(Tcl_Interp *interp, Tcl_WideInt v);
+int mqtcl_return_BOL(Tcl_Interp *interp, int v);
 /* The object name of ctx's wrapper, or "" */
 Tcl_Obj *mqtcl_from_CTX(MqContextC *ctx);
 

@@ -39,6 +39,22 @@ def set_result(t, expr, size=None):
     return "Tcl_SetObjResult(interp, %s);" % built
 
 
+# In-place setters with an out-of-line twin that returns TCL_OK: a method
+# whose result is its C call's return value ends in a tail call of it
+# (nothing of the method's frame is needed by then).  An out parameter's
+# value stays inline: its address was taken, so no tail call is made.
+RETURNING = {"mqtcl_set_int": "mqtcl_return_int", "mqtcl_set_BOL": "mqtcl_return_BOL"}
+
+
+def return_result(t, expr):
+    """The statement that ends a method with a C value as its result."""
+    stmt = set_result(t, expr)
+    setter, _, rest = stmt.partition("(")
+    if setter in RETURNING:
+        return "return %s(%s" % (RETURNING[setter], rest)
+    return stmt + "\n    return TCL_OK;"
+
+
 def usage(plan):
     """The arguments as `wrong # args` spells them: optional ones in ?...?."""
     return " ".join("?%s?" % i.param.name if i.optional else i.param.name for i in plan.inputs)
@@ -183,7 +199,8 @@ class FuncGlue:
             if r.nullable:
                 self.w("    if (!r)")
                 self.w("        return TCL_OK;")
-            self.w("    " + set_result(r.type, "r"))
+            self.w("    " + return_result(r.type, "r"))
+            return
         self.w("    return TCL_OK;")
 
 
