@@ -422,6 +422,25 @@ case "one call site: a C method taken over after its first call, then given back
     foreach o [list $p $t] {$o Delete}
 }
 
+# convert.c's mqtcl_to_CTX takes the calling context's own name value
+# (`my ProxyItem [self]`) without a lookup: only while it is the name.
+case "a context argument: the caller by its name, and by a name it had before a rename" {
+    oo::class create Named {
+        superclass MqContextC
+        method proxy {o} { my ProxyItem $o }
+        method proxy_self {} { my ProxyItem [self] }
+    }
+    set a [Named new]
+    set by_self [raises {$a proxy_self}]
+    check {[raises {$a proxy $a}] eq $by_self} "by name: [raises {$a proxy $a}], by self: $by_self"
+    check {![string match "*expected an MqContextC*" [lindex $by_self 0]]} "by self: $by_self"
+    rename $a ::named_ctx
+    set e [raises {::named_ctx proxy $a}]
+    check {[string match "ProxyItem: expected an MqContextC*" [lindex $e 0]]} "old name: $e"
+    check {[raises {::named_ctx proxy_self}] eq $by_self} "by self after: [raises {::named_ctx proxy_self}]"
+    ::named_ctx Delete
+}
+
 case "a server setup that raises: the server reports it and the link fails" {
     set dir [file join [expr {[info exists ::env(TMPDIR)] ? $::env(TMPDIR) : "/tmp"}] mqtcl-[pid]]
     file mkdir $dir
