@@ -437,7 +437,8 @@ case "a context argument: the caller by its name, and by a name it had before a 
     rename $a ::named_ctx
     set e [raises {::named_ctx proxy $a}]
     check {[string match "ProxyItem: expected an MqContextC*" [lindex $e 0]]} "old name: $e"
-    check {[raises {::named_ctx proxy_self}] eq $by_self} "by self after: [raises {::named_ctx proxy_self}]"
+    set after [raises {::named_ctx proxy_self}]
+    check {$after eq $by_self} "by self after the rename: $after"
     ::named_ctx Delete
 }
 

@@ -25,7 +25,9 @@ puts $fh {
         superclass MqContextC
         variable tag
         method ServerSetup {} {
-            foreach t {TAG_ CTOR MIXN PLAN LEVL DTOR GONE KEEP SHOW DEAD} { my ServiceCreate $t [list my $t] }
+            foreach t {TAG_ CTOR MIXN PLAN LEVL DTOR GONE KEEP SHOW DEAD} {
+                my ServiceCreate $t [list my $t]
+            }
         }
         method TAG_ {} {
             my SendSTART

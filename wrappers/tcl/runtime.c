@@ -316,7 +316,9 @@ dispatch_stale(mqtcl_obj *self, Tcl_Interp *interp, int objc, Tcl_Obj *const obj
     mqtcl_state *st = mqtcl_state_of(interp);
     mqtcl_fn *fn;
 
-    if (!st || (self->ovr->epoch != *st->oo_epoch && mqtcl_overrides_refresh(interp, self) != TCL_OK))
+    if (!st)
+        return TCL_ERROR;
+    if (self->ovr->epoch != *st->oo_epoch && mqtcl_overrides_refresh(interp, self) != TCL_OK)
         return TCL_ERROR;
     if (!(fn = self->ovr->fn[WORD_ID(objv[1])]))
         return self->oo_my(self->oo_my_data, interp, objc, objv);
