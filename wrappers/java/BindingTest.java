@@ -458,6 +458,44 @@ public class BindingTest {
             c.Delete();
         });
 
+        // A setup's ServiceCreate calls go to the library in batches of eight
+        // slots as it returns (MkObjectC.callSetup); failServiceCreate makes one
+        // of them fail as the library's out of memory would.
+        check("a deferred registration that fails: every batch is tried, its slot freed", () -> {
+            MqContextC k = new MqContextC();
+            List<WeakReference<Object>> ws = new ArrayList<>();
+            failServiceCreate(2);   // S002, in the first batch; S008-S011 are the second
+            Throwable t = runSetup(k, ctx -> ws.addAll(registerServices(ctx, 12)));
+            expect(t instanceof MkExceptionC && ((MkExceptionC) t).getCode() == MqLink.MK_ERR_MEMORY,
+                   "the failure: " + t);
+            expect(collected(ws.get(2)), "the failed registration's callable is still referenced");
+            expect(ws.get(3).get() != null && ws.get(11).get() != null, "registered callables kept");
+            for (int i = 0; i < 12; i++) {
+                String tok = String.format("S%03d", i);
+                if (i == 2)
+                    expect(raises(() -> k.ServiceDelete(tok)).getText().contains("no service"), tok);
+                else
+                    k.ServiceDelete(tok);   // registered: every other one, in both batches
+            }
+            k.Delete();
+        });
+        check("a deferred registration that fails in a setup that throws: the setup's exception wins", () -> {
+            MqContextC k = new MqContextC();
+            failServiceCreate(0);
+            Throwable t = runSetup(k, ctx -> {
+                registerServices(ctx, 3);
+                throw new IllegalStateException("the setup's own");
+            });
+            expect(t instanceof IllegalStateException && t.getMessage().equals("the setup's own"), "thrown: " + t);
+            Throwable[] s = t.getSuppressed();
+            expect(s.length == 1 && s[0] instanceof MkExceptionC
+                   && ((MkExceptionC) s[0]).getText().contains("out of memory"), "suppressed: " + Arrays.toString(s));
+            raises(() -> k.ServiceDelete("S000"));
+            k.ServiceDelete("S001");
+            k.ServiceDelete("S002");
+            k.Delete();
+        });
+
         // ------------------------------------------------ a server in this JVM
         File dir = Files.createTempDirectory("bindingtest").toFile();
         String sock = new File(dir, "sock").getPath();
@@ -856,6 +894,27 @@ public class BindingTest {
         dir.delete();
         System.out.println("1.." + n);
         System.exit(failed == 0 ? 0 : 1);
+    }
+
+    /** MkObjectC's test fault: the deferred registration after n more fails (-1: none). */
+    static void failServiceCreate(int n) throws Exception {
+        java.lang.reflect.Method m = Class.forName("org.mqlink.MkObjectC").getDeclaredMethod("failServiceCreate", int.class);
+        m.setAccessible(true);
+        m.invoke(null, n);
+    }
+
+    /** setup run on k as the library runs a server instance's (MkObjectC.callSetup): what it threw, or null. */
+    static Throwable runSetup(MqContextC k, MqServiceIF<MqContextC> setup) throws Exception {
+        java.lang.reflect.Method m = Class.forName("org.mqlink.MkObjectC").getDeclaredMethod("callSetup", Object[].class, Object[].class);
+        m.setAccessible(true);
+        try {
+            m.invoke(null, new Object[] {setup}, new Object[] {k});
+            return null;
+        } catch (java.lang.reflect.InvocationTargetException e) {
+            return e.getCause();
+        } finally {
+            failServiceCreate(-1);
+        }
     }
 
     static WeakReference<Object> failedRegistration(MqContextC c) throws Exception {

@@ -244,11 +244,36 @@ mqj_cb_free(void *data)
         mqj_let_go(mqj_env(), data);
 }
 
+/* MkObjectC.failServiceCreate(after), a test's fault: the deferred
+ * registration after `after` more fails as the library's out of memory
+ * would (its only failure for a registration that is deferred); -1: none.
+ * The library's own failure cannot be made on purpose in a JVM. */
+static int fail_after = -1;
+
+void JNICALL
+mqj_fail_service_create(JNIEnv *env, jclass cls, jint after)
+{
+    (void)env;
+    (void)cls;
+    __atomic_store_n(&fail_after, after, __ATOMIC_RELAXED);
+}
+
+static MkErrorE
+service_create(MqContextC *ctx, const char *tok, void *data)
+{
+    if (__builtin_expect(__atomic_load_n(&fail_after, __ATOMIC_RELAXED) >= 0, 0) &&
+        __atomic_fetch_sub(&fail_after, 1, __ATOMIC_RELAXED) == 0)
+        return MqErrorSet(ctx, MK_ERR_MEMORY, "ServiceCreate: out of memory (a test's fault)");
+    return MqServiceCreate(ctx, tok, mqj_cb_call, data, mqj_cb_free);
+}
+
 /* MkObjectC.servicesCreate: a setup's deferred ServiceCreate calls (see
  * MkObjectC.deferring) of the slots base + i for each bit i of mask, w[i]
  * the token's word and bit i of noarg the form, registered as the generated
- * ServiceCreate would; the first failure throws and ends the rest. */
-void JNICALL
+ * ServiceCreate would, lowest bit first.  Returns 0, or i + 1 for the first
+ * that failed, its error left on the context: the Java side frees its slot,
+ * takes the error and passes the bits after it again. */
+jint JNICALL
 mqj_services_create(JNIEnv *env, jclass cls, jlong hdl, jint base, jint mask, jint noarg,
                     jint w0, jint w1, jint w2, jint w3, jint w4, jint w5, jint w6, jint w7)
 {
@@ -261,12 +286,10 @@ mqj_services_create(JNIEnv *env, jclass cls, jlong hdl, jint base, jint mask, ji
         int i = __builtin_ctz(m);
         char tok[5];
         mqj_token_text(w[i], tok);
-        if (MqServiceCreate(ctx, tok, mqj_cb_call, SLOT_TAG(base + i, noarg >> i & 1),
-                            mqj_cb_free) != MK_OK) {
-            mqj_raise_ctx(env, ctx);
-            return;
-        }
+        if (service_create(ctx, tok, SLOT_TAG(base + i, noarg >> i & 1)) != MK_OK)
+            return i + 1;
     }
+    return 0;
 }
 
 /* The pending exception as UTF-8 text and a code; clears it. */

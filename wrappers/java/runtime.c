@@ -170,7 +170,8 @@ cache(JNIEnv *env)
         {"take", "([B)V", (void *)mqj_take},
         {"takeBits", "()J", (void *)mqj_take_bits},
         {"heldCount", "()I", (void *)mqj_held_count},
-        {"servicesCreate", "(JIIIIIIIIIII)V", (void *)mqj_services_create},
+        {"servicesCreate", "(JIIIIIIIIIII)I", (void *)mqj_services_create},
+        {"failServiceCreate", "(I)V", (void *)mqj_fail_service_create},
     };
 
     if (!obj || !(mqj.hdl = (*env)->GetFieldID(env, obj, "hdl", "J")) ||

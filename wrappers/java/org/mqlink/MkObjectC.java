@@ -390,27 +390,67 @@ public abstract class MkObjectC implements AutoCloseable {
     }
 
     /**
-     * The deferred registrations to the library now (see deferring): eight
-     * slots per JNI call, their token words as arguments, where an array
-     * cost the JNI library a GetIntArrayRegion (180 instructions, callgrind).
+     * The deferred registrations to the library now (see deferring), as if
+     * each had gone at once: every one is tried, a failed one's slot freed;
+     * the first failure is thrown, any later one suppressed in it.
      */
     final void servicesDue() {
-        long p = pending;
-        if (p == 0)
-            return;
-        pending = 0;
-        int[] t = serviceTokens;
-        for (int b = 0; p >>> b != 0 && hdl != 0; b += 8) { // hdl 0: deleted, they went with it
-            int m = (int) (p >>> b) & 0xff;
-            if (m != 0)
-                servicesCreate(hdl, b, m, (int) (pendingNoArg >>> b) & 0xff, t[b], t[b + 1],
-                               t[b + 2], t[b + 3], t[b + 4], t[b + 5], t[b + 6], t[b + 7]);
-        }
+        MkExceptionC failed = registerPending();
+        if (failed != null)
+            throw failed;
     }
 
-    private static native void servicesCreate(long hdl, int base, int mask, int noArg, int w0,
-                                              int w1, int w2, int w3, int w4, int w5, int w6,
-                                              int w7);
+    /**
+     * servicesDue's registrations, eight slots per JNI call, their token
+     * words as arguments, where an array cost the JNI library a
+     * GetIntArrayRegion (180 instructions, callgrind); the first failure
+     * returned (later ones suppressed in it), null when all went.  A failed
+     * one ends its call: the bits after it go in the next.
+     */
+    private MkExceptionC registerPending() {
+        long p = pending;
+        if (p == 0)
+            return null;
+        pending = 0;
+        int[] t = serviceTokens;
+        MkExceptionC failed = null;
+        for (int b = 0; p >>> b != 0; b += 8) {
+            int m = (int) (p >>> b) & 0xff;
+            while (m != 0 && hdl != 0) { // hdl 0: deleted, they went with it
+                int f = servicesCreate(hdl, b, m, (int) (pendingNoArg >>> b) & 0xff, t[b],
+                                       t[b + 1], t[b + 2], t[b + 3], t[b + 4], t[b + 5],
+                                       t[b + 6], t[b + 7]);
+                if (f == 0)
+                    break;
+                serviceDrop(b + f - 1);
+                failed = firstOf(failed, registrationError());
+                m &= -1 << f; // the bits after the failed one
+            }
+        }
+        return failed;
+    }
+
+    /** The context's error, which a failed servicesCreate left there, as an exception. */
+    private MkExceptionC registrationError() {
+        MqContextC c = (MqContextC) this;
+        MkExceptionC e = new MkExceptionC(c.ErrorGetText(), c.ErrorGetCode());
+        c.ErrorReset();
+        return e;
+    }
+
+    private static MkExceptionC firstOf(MkExceptionC first, MkExceptionC e) {
+        if (first == null)
+            return e;
+        first.addSuppressed(e);
+        return first;
+    }
+
+    private static native int servicesCreate(long hdl, int base, int mask, int noArg, int w0,
+                                             int w1, int w2, int w3, int w4, int w5, int w6,
+                                             int w7);
+
+    /** A test's fault: the deferred registration after {@code after} more fails (-1: none). */
+    private static native void failServiceCreate(int after);
 
     /** A registration that failed: its slot is free again. */
     final void serviceDrop(int slot) {
@@ -434,7 +474,8 @@ public abstract class MkObjectC implements AutoCloseable {
     /**
      * A server instance's setup (ConfigSetServerSetup) on ctx[0]: its
      * ServiceCreate calls on ctx[0] go to the library together as it
-     * returns (deferring).
+     * returns (deferring), also when it throws; then its exception wins,
+     * a failed registration suppressed in it.
      */
     @SuppressWarnings({"unchecked", "rawtypes"})
     static boolean callSetup(Object[] fn, Object[] ctx) throws Exception {
@@ -443,11 +484,17 @@ public abstract class MkObjectC implements AutoCloseable {
         c.deferring = true;
         try {
             ((MqServiceIF) fn[0]).Call((MqContextC) c);
+        } catch (Throwable e) {
+            c.deferring = was;
+            MkExceptionC failed = c.registerPending();
+            if (failed != null)
+                e.addSuppressed(failed);
+            throw e;
         } finally {
             c.deferring = was;
-            c.servicesDue(); // as if each had gone at once, also when the setup threw
             leave(c);
         }
+        c.servicesDue();
         return true;
     }
 
