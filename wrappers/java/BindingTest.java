@@ -62,7 +62,24 @@ public class BindingTest {
 
         static volatile String keepRefused;
 
+        // the next instance's constructor makes a context before its own
+        static volatile boolean madeBeforeNext;
+
+        final MqContextC madeBefore;
+
         public TestServer() {
+            this(madeBefore());
+        }
+
+        static MqContextC madeBefore() {
+            if (!madeBeforeNext)
+                return null;
+            madeBeforeNext = false;
+            return new MqContextC();
+        }
+
+        private TestServer(MqContextC before) {
+            madeBefore = before;
             String r = refuseNext;
             if (r != null) {
                 refuseNext = null;
@@ -848,6 +865,28 @@ public class BindingTest {
             }
             c.SendSTART();
             c.SendEND_AND_WAIT("ECHO");
+        });
+        // The library's context for a new instance goes to the first
+        // MqContextC() its creation runs: a context made in an argument of
+        // this(...) would take it, so the instance is refused, named.
+        check("a server constructor that makes a context before its own: the child is refused, named", () -> {
+            TestServer.madeBeforeNext = true;
+            MqContextC k = new MqContextC();
+            try {
+                MkExceptionC e = raises(() -> k.LinkCreateChild(c));
+                expect(e.getText().contains("made a context before its own"), e.getText());
+            } finally {
+                k.Delete();
+            }
+            MqContextC k2 = new MqContextC();
+            try {   // the next child is served
+                k2.LinkCreateChild(c);
+                k2.SendSTART();
+                k2.SendEND_AND_WAIT("INST");
+                expect(k2.ReadSTR().startsWith("BindingTest$TestServer:"), "a child after it");
+            } finally {
+                k2.Delete();
+            }
         });
         check("a server class without a constructor taking no arguments is refused", () -> {
             NoDefault nd = new NoDefault(1);

@@ -109,18 +109,27 @@ attach(JNIEnv *env, jobject self, MqContextC *ctx, int set_hdl)
     return 1;
 }
 
-/* MqContextC(): a new C context, held by this object until Delete; returns
- * its handle for the constructor to store. */
+/* The context the factory made for the server instance whose object
+ * server_setup is making on this thread: the first MqContextC() it runs
+ * takes it instead of a new one (MkObjectC.newServer checks that its own
+ * constructor's did). */
+static __thread MqContextC *adopt __attribute__((tls_model("initial-exec")));
+
+/* MqContextC(): a new C context (or the one to adopt), held by this object
+ * until Delete; returns its handle for the constructor to store. */
 jlong JNICALL
 mqj_rt_MqContextC_Init(JNIEnv *env, jobject self)
 {
-    MqContextC *ctx = MqContextCreate();
-    if (!ctx) {
+    MqContextC *ctx = adopt, *made = NULL;
+
+    adopt = NULL;
+    if (!ctx && !(ctx = made = MqContextCreate())) {
         mqj_throw(env, MK_ERR_MEMORY, "MqContextC: out of memory");
         return 0;
     }
     if (!attach(env, self, ctx, 0)) {
-        MqContextDelete(ctx);
+        if (made)
+            MqContextDelete(made); /* an adopted one is the library's */
         return 0;
     }
     return (jlong)(intptr_t)ctx;
@@ -332,6 +341,31 @@ error_to_ctx(JNIEnv *env, MqContextC *ctx)
     return MK_ERROR;
 }
 
+/* After a callable's call into Java (ok: it returned): its exception
+ * becomes ctx's error, or for a call callback (once: no caller to tell)
+ * goes to stderr. */
+static MkErrorE
+call_end(JNIEnv *env, MqContextC *ctx, jboolean ok, int once)
+{
+    MkErrorE rc;
+
+    if (ok || !(*env)->ExceptionCheck(env)) {
+        mqj_view_end(env, ctx); /* the read ends: so does its ReadBUFR view */
+        return MK_OK;
+    }
+    if (once) { /* a service's is notified */
+        mqj_str text;
+        take_exception(env, &text);
+        fprintf(stderr, "mqlink: exception in a callback: %s\n", text.s);
+        mqj_str_release(&text);
+        rc = MK_ERROR;
+    } else {
+        rc = error_to_ctx(env, ctx);
+    }
+    mqj_view_end(env, ctx);
+    return rc;
+}
+
 MkErrorE
 mqj_cb_call(MqContextC *ctx, void *data)
 {
@@ -339,7 +373,6 @@ mqj_cb_call(MqContextC *ctx, void *data)
     JNIEnv *env = mqj_env();
     jvalue a[2];
     jboolean ok;
-    MkErrorE rc;
 
     if (!env)
         return MqErrorSet(ctx, MK_ERR_GENERIC, "cannot attach the thread to the JVM");
@@ -361,99 +394,100 @@ mqj_cb_call(MqContextC *ctx, void *data)
         ok = (*env)->CallStaticBooleanMethodA(env, mqj.obj,
                                               cb->noarg == MQJ_SETUP ? mqj.call_setup : mqj.call1, a);
     }
-    if (ok || !(*env)->ExceptionCheck(env)) {
-        mqj_view_end(env, ctx); /* the read ends: so does its ReadBUFR view */
-        return MK_OK;
-    }
-    if (!IS_SLOT(data) && cb->scope == MQJ_SCOPE_ONCE) { /* a service's is notified */
-        mqj_str text;
-        take_exception(env, &text);
-        fprintf(stderr, "mqlink: exception in a callback: %s\n", text.s);
-        mqj_str_release(&text);
-        rc = MK_ERROR;
-    } else {
-        rc = error_to_ctx(env, ctx);
-    }
-    mqj_view_end(env, ctx);
-    return rc;
+    return call_end(env, ctx, ok, !IS_SLOT(data) && cb->scope == MQJ_SCOPE_ONCE);
 }
 
 /* ------------------------------------------------- server setup and factory */
 
-/* The user's class and its constructor without arguments, found once. */
+/* A server instance's object is made as its setup runs, in the same call
+ * into Java (MkObjectC.callNewServer): the factory makes the C context
+ * only, server_setup passes it with the user's class, and the object's
+ * constructor adopts it (mqj_rt_MqContextC_Init).  A call into Java costs
+ * the VM about 700 instructions (callgrind: JavaCalls, its arguments and
+ * handles), so the factory's own (MkObjectC.newServer through a JNI
+ * CallStaticLongMethodA) was a tenth of a child's server instructions.
+ * The library calls nothing of the instance between the two (link.c's
+ * mqi_instance_create, then its attach and the setup), and an instance
+ * that goes before its setup (a connection that fails its handshake)
+ * costs no object at all. */
 typedef struct {
-    jclass cls;
-    jmethodID init;
-} factory_data;
+    mqj_cb *fn;  /* the setup callable (MQJ_SETUP) */
+    jclass cls;  /* the user's class, a global reference */
+} server_data;
 
 static void
-factory_free(void *data)
+server_free(void *data)
 {
-    factory_data *f = data;
+    server_data *s = data;
     JNIEnv *env = mqj_env();
-    if (env)
-        (*env)->DeleteGlobalRef(env, f->cls);
-    free(f);
+    if (env && s->cls)
+        (*env)->DeleteGlobalRef(env, s->cls);
+    if (s->fn)
+        mqj_cb_free(s->fn);
+    free(s);
 }
 
-/* A new object of the template's class; its C context goes to the library,
- * whose holder (the user data, refs.c) keeps the object until the context
- * is deleted.  The Java side makes it (MkObjectC.newServer: a `new` through
- * the class's constructor, kept per class) and returns its handle: a JNI
- * NewObject allocates on the slow path and hands back a local reference to
- * delete (CHILD: 19 -> 18 JNI calls per child, measured). */
 static MqContextC *
 factory(MqContextC *tmpl, void *data)
 {
-    factory_data *f = data;
-    JNIEnv *env = mqj_env();
-    jvalue a[1];
-    MqContextC *ctx;
+    MqContextC *ctx = MqContextCreate();
+    (void)data;
+    if (!ctx)
+        MqErrorSet(tmpl, MK_ERR_MEMORY, "the server instance: out of memory");
+    return ctx;
+}
 
-    if (!env) {
-        MqErrorSet(tmpl, MK_ERR_GENERIC, "cannot attach the thread to the JVM");
-        return NULL;
-    }
-    a[0].l = f->cls; /* an array, as mqj_cb_call passes its arguments */
-    ctx = (void *)(intptr_t)(*env)->CallStaticLongMethodA(env, mqj.obj, mqj.new_server, a);
-    if (ctx)
-        return ctx;
-    if ((*env)->ExceptionCheck(env))
-        error_to_ctx(env, tmpl);
-    else
-        MqErrorSet(tmpl, MK_ERR_GENERIC, "the server's constructor made no context");
-    return NULL;
+/* The setup of ctx: of a context whose object exists (the template's, one
+ * made in Java) as any callable; of one from the factory with its object
+ * made first. */
+static MkErrorE
+server_setup(MqContextC *ctx, void *data)
+{
+    server_data *s = data;
+    JNIEnv *env;
+    jvalue a[3];
+    jboolean ok;
+
+    if (MqContextGetUserData(ctx))
+        return mqj_cb_call(ctx, s->fn);
+    if (!(env = mqj_env()))
+        return MqErrorSet(ctx, MK_ERR_GENERIC, "cannot attach the thread to the JVM");
+    a[0].l = s->fn->h;
+    a[1].l = s->cls;
+    a[2].j = (jlong)(intptr_t)ctx;
+    adopt = ctx;
+    ok = (*env)->CallStaticBooleanMethodA(env, mqj.obj, mqj.call_new_server, a);
+    adopt = NULL; /* not taken: the constructor threw before its MqContextC() */
+    return call_end(env, ctx, ok, 0);
 }
 
 void JNICALL
 mqj_rt_MqContextC_ConfigSetServerSetup(JNIEnv *env, jobject self, jobject setup)
 {
     MqContextC *ctx = mqj_ptr(env, self, "ConfigSetServerSetup");
-    factory_data *f;
+    server_data *s;
     jclass cls;
-    void *cb;
 
     if (!ctx)
         return;
-    if (!(f = malloc(sizeof *f))) {
+    if (!(s = calloc(1, sizeof *s))) {
         mqj_throw(env, MK_ERR_MEMORY, "ConfigSetServerSetup: out of memory");
         return;
     }
     cls = (*env)->GetObjectClass(env, self);
-    f->init = (*env)->GetMethodID(env, cls, "<init>", "()V");
-    f->cls = f->init ? (*env)->NewGlobalRef(env, cls) : NULL;
+    s->cls = (*env)->GetMethodID(env, cls, "<init>", "()V") ? (*env)->NewGlobalRef(env, cls) : NULL;
     (*env)->DeleteLocalRef(env, cls);
-    if (!f->cls) {
-        free(f);
+    if (!s->cls) {
+        free(s);
         (*env)->ExceptionClear(env);
         mqj_throw(env, MK_ERR_ARGUMENT,
                   "ConfigSetServerSetup: the server class needs a constructor without arguments");
         return;
     }
-    if (!(cb = mqj_cb_new(env, setup, MQJ_SETUP, MQJ_SCOPE_NOTIFIED, "ConfigSetServerSetup"))) {
-        factory_free(f);
+    if (!(s->fn = mqj_cb_new(env, setup, MQJ_SETUP, MQJ_SCOPE_NOTIFIED, "ConfigSetServerSetup"))) {
+        server_free(s);
         return;
     }
-    MqConfigSetServerSetup(ctx, mqj_cb_call, cb, mqj_cb_free);
-    MqConfigSetFactory(ctx, factory, f, factory_free);
+    MqConfigSetServerSetup(ctx, server_setup, s, server_free);
+    MqConfigSetFactory(ctx, factory, NULL, NULL);
 }

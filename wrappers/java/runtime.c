@@ -179,7 +179,8 @@ cache(JNIEnv *env)
         !(mqj.dval = (*env)->GetFieldID(env, obj, "dval", "J")) ||
         !(mqj.dref = (*env)->GetFieldID(env, obj, "dref", "[B")) ||
         !(mqj.adopt = (*env)->GetMethodID(env, obj, "adopt", "(JI)V")) ||
-        !(mqj.new_server = (*env)->GetStaticMethodID(env, obj, "newServer", "(Ljava/lang/Class;)J")) ||
+        !(mqj.call_new_server = (*env)->GetStaticMethodID(env, obj, "callNewServer",
+                                                          "([Ljava/lang/Object;Ljava/lang/Class;J)Z")) ||
         !(mqj.call0 = (*env)->GetStaticMethodID(env, obj, "callNoArg",
                                                  "([Ljava/lang/Object;[Ljava/lang/Object;)Z")) ||
         !(mqj.call1 = (*env)->GetStaticMethodID(env, obj, "call",

@@ -477,10 +477,23 @@ public abstract class MkObjectC implements AutoCloseable {
      * returns (deferring), also when it throws; then its exception wins,
      * a failed registration suppressed in it.
      */
-    @SuppressWarnings({"unchecked", "rawtypes"})
     static boolean callSetup(Object[] fn, Object[] ctx) throws Exception {
-        MkObjectC c = enter(ctx);
+        return setup(fn, enter(ctx));
+    }
+
+    /**
+     * A new server instance's setup (the JNI library's server_setup): its
+     * object made first, of class c, with the context h that the library
+     * made for it (newServer), in the same call into Java.
+     */
+    static boolean callNewServer(Object[] fn, Class<?> c, long h) throws Throwable {
+        return setup(fn, newServer(c, h));
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static boolean setup(Object[] fn, MkObjectC c) throws Exception {
         boolean was = c.deferring;
+        c.next = 0;
         c.deferring = true;
         try {
             ((MqServiceIF) fn[0]).Call((MqContextC) c);
@@ -541,17 +554,26 @@ public abstract class MkObjectC implements AutoCloseable {
     };
 
     /**
-     * A new server instance of class c (the JNI library's factory, for every
-     * new parent and child): made here with {@code new} through its
-     * constructor, its context's handle returned.  An exception of the
-     * constructor goes to the library as it is.
+     * A new server instance of class c, made here with {@code new} through
+     * its constructor, whose MqContextC() takes the context h that the
+     * library made for it (the JNI library's adopt).  An exception of the
+     * constructor goes to the library as it is; so does one for a
+     * constructor that made another context before its own (in an argument
+     * of this(...) or super(...)), which took h instead.
      */
-    static long newServer(Class<?> c) throws Throwable {
+    static MkObjectC newServer(Class<?> c, long h) throws Throwable {
+        MkObjectC o;
         try {
-            return ((MkObjectC) SERVER.get(c).newInstance()).hdl;
+            o = (MkObjectC) SERVER.get(c).newInstance();
         } catch (InvocationTargetException e) {
             throw e.getCause();
         }
+        if (o.hdl != h) {
+            o.close();
+            throw new IllegalStateException(c.getName() + ": its constructor made a context "
+                                            + "before its own, which a server instance's cannot");
+        }
+        return o;
     }
 
     static native void free0(int kind, long hdl);
