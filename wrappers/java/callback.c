@@ -91,6 +91,14 @@ ctx_destroyed(MqContextC *ctx, void *data)
     mqj_let_go(env, c);
 }
 
+/* c, the holder of ctx's object, as ctx's user data, let go as ctx goes. */
+static void
+attach_held(MqContextC *ctx, mqj_ctx *c)
+{
+    MqContextSetUserData(ctx, c);
+    MqContextSetDestroyCallback(ctx, ctx_destroyed, c);
+}
+
 /* self, held, as ctx's user data; set_hdl: store ctx in
  * self.hdl too (the constructor's Java code does it itself: one JNI field
  * store per context fewer). */
@@ -102,34 +110,24 @@ attach(JNIEnv *env, jobject self, MqContextC *ctx, int set_hdl)
         mqj_throw(env, MK_ERR_MEMORY, "MqContextC: out of memory");
         return 0;
     }
-    MqContextSetUserData(ctx, c);
-    MqContextSetDestroyCallback(ctx, ctx_destroyed, c);
+    attach_held(ctx, c);
     if (set_hdl)
         (*env)->SetLongField(env, self, mqj.hdl, (jlong)(intptr_t)ctx);
     return 1;
 }
 
-/* The context the factory made for the server instance whose object
- * server_setup is making on this thread: the first MqContextC() it runs
- * takes it instead of a new one (MkObjectC.newServer checks that its own
- * constructor's did). */
-static __thread MqContextC *adopt __attribute__((tls_model("initial-exec")));
-
-/* MqContextC(): a new C context (or the one to adopt), held by this object
- * until Delete; returns its handle for the constructor to store. */
+/* MqContextC(): a new C context, held by this object until Delete; returns
+ * its handle for the constructor to store. */
 jlong JNICALL
 mqj_rt_MqContextC_Init(JNIEnv *env, jobject self)
 {
-    MqContextC *ctx = adopt, *made = NULL;
-
-    adopt = NULL;
-    if (!ctx && !(ctx = made = MqContextCreate())) {
+    MqContextC *ctx = MqContextCreate();
+    if (!ctx) {
         mqj_throw(env, MK_ERR_MEMORY, "MqContextC: out of memory");
         return 0;
     }
     if (!attach(env, self, ctx, 0)) {
-        if (made)
-            MqContextDelete(made); /* an adopted one is the library's */
+        MqContextDelete(ctx);
         return 0;
     }
     return (jlong)(intptr_t)ctx;
@@ -401,15 +399,18 @@ mqj_cb_call(MqContextC *ctx, void *data)
 
 /* A server instance's object is made as its setup runs, in the same call
  * into Java (MkObjectC.callNewServer): the factory makes the C context
- * only, server_setup passes it with the user's class, and the object's
- * constructor adopts it (mqj_rt_MqContextC_Init).  A call into Java costs
- * the VM about 700 instructions (callgrind: JavaCalls, its arguments and
- * handles), so the factory's own (MkObjectC.newServer through a JNI
- * CallStaticLongMethodA) was a tenth of a child's server instructions.
- * The library calls nothing of the instance between the two (link.c's
- * mqi_instance_create, then its attach and the setup), and an instance
- * that goes before its setup (a connection that fails its handshake)
- * costs no object at all. */
+ * only, and server_setup holds it with an empty holder and passes both with
+ * the user's class; the object's constructor adopts the handle in Java
+ * (MkObjectC()), without its Init native, and the Java side stores the
+ * object in the holder, without a JNI SetObjectArrayElement.  A call into
+ * Java costs the VM about 700 instructions (callgrind: JavaCalls, its
+ * arguments and handles), so the factory's own (MkObjectC.newServer
+ * through a JNI CallStaticLongMethodA) was a tenth of a child's server
+ * instructions.  The library calls nothing of the instance between the two
+ * (link.c's mqi_instance_create, then the attach and, for a child,
+ * service.c's child_create; for a parent the handshake), and an instance
+ * that goes before its setup (a connection that fails its handshake) costs
+ * no object at all. */
 typedef struct {
     mqj_cb *fn;  /* the setup callable (MQJ_SETUP) */
     jclass cls;  /* the user's class, a global reference */
@@ -445,19 +446,22 @@ server_setup(MqContextC *ctx, void *data)
 {
     server_data *s = data;
     JNIEnv *env;
-    jvalue a[3];
+    mqj_ctx *c;
+    jvalue a[4];
     jboolean ok;
 
     if (MqContextGetUserData(ctx))
         return mqj_cb_call(ctx, s->fn);
     if (!(env = mqj_env()))
         return MqErrorSet(ctx, MK_ERR_GENERIC, "cannot attach the thread to the JVM");
+    if (!(c = mqj_hold(env, NULL)))
+        return MqErrorSet(ctx, MK_ERR_MEMORY, "the server instance: out of memory");
+    attach_held(ctx, c); /* its object, once made, in c: ctx_destroyed clears its handle */
     a[0].l = s->fn->h;
     a[1].l = s->cls;
     a[2].j = (jlong)(intptr_t)ctx;
-    adopt = ctx;
+    a[3].l = c->h;
     ok = (*env)->CallStaticBooleanMethodA(env, mqj.obj, mqj.call_new_server, a);
-    adopt = NULL; /* not taken: the constructor threw before its MqContextC() */
     return call_end(env, ctx, ok, 0);
 }
 

@@ -700,8 +700,9 @@ def java_class(api, index, k):
     for f in k.funcs:
         p = f.plan
         if f.kind == "ctor" and not k.plain:
-            body += [java_doc(f.doc), "    public %s() {" % k.name, "        hdl = Init();",
-                     "    }", "", "    private native long Init();", "",
+            body += [java_doc(f.doc), "    public %s() {" % k.name,
+                     "        if (hdl == 0) // else a server instance's, adopted (MkObjectC())",
+                     "            hdl = Init();", "    }", "", "    private native long Init();", "",
                      java_doc(f.doc), "    public static %s %s() {" % (k.name, f.name),
                      "        return new %s();" % k.name, "    }", ""]
         elif f.kind == "dtor" and k.plain:

@@ -81,10 +81,31 @@ public abstract class MkObjectC implements AutoCloseable {
     private boolean deferring;
     private long pending, pendingNoArg;
 
-    /** A context: the JNI library sets hdl and its destroy callback clears it. */
+    /**
+     * A context: the JNI library sets hdl (its constructor's Init) and its
+     * destroy callback clears it; a server instance's adopts the handle
+     * the library made for it (callNewServer).
+     */
     MkObjectC() {
-        cleanable = null;
+        Adopt a = ADOPT.get();
+        if (a.h != 0) {
+            hdl = a.h;
+            a.h = 0;
+            a.taken = this;
+        }
     }
+
+    /**
+     * The context of the server instance whose object callNewServer makes
+     * on this thread: h, taken by the first context constructed (MkObjectC()),
+     * which taken names.
+     */
+    private static final class Adopt {
+        long h;
+        MkObjectC taken;
+    }
+
+    private static final ThreadLocal<Adopt> ADOPT = ThreadLocal.withInitial(Adopt::new);
 
     /** A kernel object of class index kind, freed with this object when owned. */
     MkObjectC(long hdl, boolean owned, int kind) {
@@ -483,11 +504,33 @@ public abstract class MkObjectC implements AutoCloseable {
 
     /**
      * A new server instance's setup (the JNI library's server_setup): its
-     * object made first, of class c, with the context h that the library
-     * made for it (newServer), in the same call into Java.
+     * object made first, of class c, taking the context h that the library
+     * made for it and held in holder (empty), in the same call into Java.
+     * A constructor that made another context before its own (in an
+     * argument of this(...) or super(...)) gave h to that one: it is held
+     * (the library clears its handle as h goes) and the instance refused.
      */
-    static boolean callNewServer(Object[] fn, Class<?> c, long h) throws Throwable {
-        return setup(fn, newServer(c, h));
+    static boolean callNewServer(Object[] fn, Class<?> c, long h, Object[] holder)
+            throws Throwable {
+        Adopt a = ADOPT.get();
+        long outerH = a.h; // an instance whose constructor runs a setup (a blocking call)
+        MkObjectC outerTaken = a.taken;
+        MkObjectC o;
+        a.h = h;
+        a.taken = null;
+        try {
+            o = newServer(c);
+        } finally {
+            holder[0] = a.taken; // null: the constructor threw before MkObjectC()
+            a.h = outerH;
+            a.taken = outerTaken;
+        }
+        if (holder[0] != o) {
+            o.close();
+            throw new IllegalStateException(c.getName() + ": its constructor made a context "
+                                            + "before its own, which a server instance's cannot");
+        }
+        return setup(fn, o);
     }
 
     @SuppressWarnings({"unchecked", "rawtypes"})
@@ -554,26 +597,16 @@ public abstract class MkObjectC implements AutoCloseable {
     };
 
     /**
-     * A new server instance of class c, made here with {@code new} through
-     * its constructor, whose MqContextC() takes the context h that the
-     * library made for it (the JNI library's adopt).  An exception of the
-     * constructor goes to the library as it is; so does one for a
-     * constructor that made another context before its own (in an argument
-     * of this(...) or super(...)), which took h instead.
+     * A new server instance of class c (callNewServer), made here with
+     * {@code new} through its constructor.  An exception of the
+     * constructor goes to the library as it is.
      */
-    static MkObjectC newServer(Class<?> c, long h) throws Throwable {
-        MkObjectC o;
+    static MkObjectC newServer(Class<?> c) throws Throwable {
         try {
-            o = (MkObjectC) SERVER.get(c).newInstance();
+            return (MkObjectC) SERVER.get(c).newInstance();
         } catch (InvocationTargetException e) {
             throw e.getCause();
         }
-        if (o.hdl != h) {
-            o.close();
-            throw new IllegalStateException(c.getName() + ": its constructor made a context "
-                                            + "before its own, which a server instance's cannot");
-        }
-        return o;
     }
 
     static native void free0(int kind, long hdl);
