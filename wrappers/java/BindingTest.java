@@ -404,6 +404,31 @@ public class BindingTest {
                 expect(MkBufferListC.CreateTLS("bindingtest").Size() == 0, "TLS list emptied");
             }
         });
+        // Size is answered in Java once known (java.py's counted): it must
+        // agree with the list after every kind of change.
+        check("MkBufferListC: Size as the list's own after appends, a refused append, Reset, CreateTLS", () -> {
+            try (MkBufferListC l = new MkBufferListC()) {
+                l.AppendI32(1);   // before any Size: counted from the first Size on
+                expect(l.Size() == 1, "first");
+                l.AppendSTR("x"); l.AppendBUF(l.IndexGet(0)); l.AppendBUF(l.IndexGet(1));
+                expect(l.Size() == 4, "appended: " + l.Size());
+                raises(() -> l.AppendSTR("a\u0000b"));
+                raises(() -> l.AppendBUF(null));
+                expect(l.Size() == 4, "refused appends count nothing: " + l.Size());
+                l.Reset();
+                expect(l.Size() == 0, "reset");
+                l.AppendI8((byte) 2);
+                expect(l.Size() == 1 && l.IndexGet(0).GetI8() == 2, "after reset");
+                MkBufferListC t = MkBufferListC.CreateTLS("bindingtest-size");
+                for (int i = 0; i < 3; i++)
+                    t.AppendI32(i);
+                expect(t.Size() == 3, "TLS list");
+                MkBufferListC u = MkBufferListC.CreateTLS("bindingtest-size");
+                expect(u == t && u.Size() == 0, "TLS list emptied: " + u.Size());
+                u.AppendI32(7);
+                expect(u.Size() == 1, "TLS list appended again");
+            }
+        });
         check("CreateTLS: one object per thread and name, emptied on each call; a deleted one is made anew", () -> {
             long empty = new MkBufferStreamC().Size();
             MkBufferStreamC a = MkBufferStreamC.CreateTLS("bindingtest-tls");

@@ -53,6 +53,12 @@ public abstract class MkObjectC implements AutoCloseable {
      */
     int next;
     /*
+     * A list's size plus one, 0 when unknown (java.py's counted): Size
+     * answers from it without a JNI call, as Size and Reset make it and
+     * each Append that returned counts on.
+     */
+    int count;
+    /*
      * A context's services' callables, by the slot the JNI library's
      * registration of each names (serviceSlot; java.py's slotted), and each
      * slot's token (MkObjectC.token's word): a replacement takes its token's
