@@ -62,7 +62,24 @@ public class BindingTest {
 
         static volatile String keepRefused;
 
+        // the next instance's constructor makes a context before its own
+        static volatile boolean madeBeforeNext;
+
+        final MqContextC madeBefore;
+
         public TestServer() {
+            this(madeBefore());
+        }
+
+        static MqContextC madeBefore() {
+            if (!madeBeforeNext)
+                return null;
+            madeBeforeNext = false;
+            return new MqContextC();
+        }
+
+        private TestServer(MqContextC before) {
+            madeBefore = before;
             String r = refuseNext;
             if (r != null) {
                 refuseNext = null;
@@ -387,6 +404,31 @@ public class BindingTest {
                 expect(MkBufferListC.CreateTLS("bindingtest").Size() == 0, "TLS list emptied");
             }
         });
+        // Size is answered in Java once known (java.py's counted): it must
+        // agree with the list after every kind of change.
+        check("MkBufferListC: Size as the list's own after appends, a refused append, Reset, CreateTLS", () -> {
+            try (MkBufferListC l = new MkBufferListC()) {
+                l.AppendI32(1);   // before any Size: counted from the first Size on
+                expect(l.Size() == 1, "first");
+                l.AppendSTR("x"); l.AppendBUF(l.IndexGet(0)); l.AppendBUF(l.IndexGet(1));
+                expect(l.Size() == 4, "appended: " + l.Size());
+                raises(() -> l.AppendSTR("a\u0000b"));
+                raises(() -> l.AppendBUF(null));
+                expect(l.Size() == 4, "refused appends count nothing: " + l.Size());
+                l.Reset();
+                expect(l.Size() == 0, "reset");
+                l.AppendI8((byte) 2);
+                expect(l.Size() == 1 && l.IndexGet(0).GetI8() == 2, "after reset");
+                MkBufferListC t = MkBufferListC.CreateTLS("bindingtest-size");
+                for (int i = 0; i < 3; i++)
+                    t.AppendI32(i);
+                expect(t.Size() == 3, "TLS list");
+                MkBufferListC u = MkBufferListC.CreateTLS("bindingtest-size");
+                expect(u == t && u.Size() == 0, "TLS list emptied: " + u.Size());
+                u.AppendI32(7);
+                expect(u.Size() == 1, "TLS list appended again");
+            }
+        });
         check("CreateTLS: one object per thread and name, emptied on each call; a deleted one is made anew", () -> {
             long empty = new MkBufferStreamC().Size();
             MkBufferStreamC a = MkBufferStreamC.CreateTLS("bindingtest-tls");
@@ -456,6 +498,44 @@ public class BindingTest {
             WeakReference<Object> w = failedRegistration(c);
             expect(collected(w), "the callback is still referenced");
             c.Delete();
+        });
+
+        // A setup's ServiceCreate calls go to the library in batches of eight
+        // slots as it returns (MkObjectC.callSetup); failServiceCreate makes one
+        // of them fail as the library's out of memory would.
+        check("a deferred registration that fails: every batch is tried, its slot freed", () -> {
+            MqContextC k = new MqContextC();
+            List<WeakReference<Object>> ws = new ArrayList<>();
+            failServiceCreate(2);   // S002, in the first batch; S008-S011 are the second
+            Throwable t = runSetup(k, ctx -> ws.addAll(registerServices(ctx, 12)));
+            expect(t instanceof MkExceptionC && ((MkExceptionC) t).getCode() == MqLink.MK_ERR_MEMORY,
+                   "the failure: " + t);
+            expect(collected(ws.get(2)), "the failed registration's callable is still referenced");
+            expect(ws.get(3).get() != null && ws.get(11).get() != null, "registered callables kept");
+            for (int i = 0; i < 12; i++) {
+                String tok = String.format("S%03d", i);
+                if (i == 2)
+                    expect(raises(() -> k.ServiceDelete(tok)).getText().contains("no service"), tok);
+                else
+                    k.ServiceDelete(tok);   // registered: every other one, in both batches
+            }
+            k.Delete();
+        });
+        check("a deferred registration that fails in a setup that throws: the setup's exception wins", () -> {
+            MqContextC k = new MqContextC();
+            failServiceCreate(0);
+            Throwable t = runSetup(k, ctx -> {
+                registerServices(ctx, 3);
+                throw new IllegalStateException("the setup's own");
+            });
+            expect(t instanceof IllegalStateException && t.getMessage().equals("the setup's own"), "thrown: " + t);
+            Throwable[] s = t.getSuppressed();
+            expect(s.length == 1 && s[0] instanceof MkExceptionC
+                   && ((MkExceptionC) s[0]).getText().contains("out of memory"), "suppressed: " + Arrays.toString(s));
+            raises(() -> k.ServiceDelete("S000"));
+            k.ServiceDelete("S001");
+            k.ServiceDelete("S002");
+            k.Delete();
         });
 
         // ------------------------------------------------ a server in this JVM
@@ -811,6 +891,28 @@ public class BindingTest {
             c.SendSTART();
             c.SendEND_AND_WAIT("ECHO");
         });
+        // The library's context for a new instance goes to the first
+        // MqContextC() its creation runs: a context made in an argument of
+        // this(...) would take it, so the instance is refused, named.
+        check("a server constructor that makes a context before its own: the child is refused, named", () -> {
+            TestServer.madeBeforeNext = true;
+            MqContextC k = new MqContextC();
+            try {
+                MkExceptionC e = raises(() -> k.LinkCreateChild(c));
+                expect(e.getText().contains("made a context before its own"), e.getText());
+            } finally {
+                k.Delete();
+            }
+            MqContextC k2 = new MqContextC();
+            try {   // the next child is served
+                k2.LinkCreateChild(c);
+                k2.SendSTART();
+                k2.SendEND_AND_WAIT("INST");
+                expect(k2.ReadSTR().startsWith("BindingTest$TestServer:"), "a child after it");
+            } finally {
+                k2.Delete();
+            }
+        });
         check("a server class without a constructor taking no arguments is refused", () -> {
             NoDefault nd = new NoDefault(1);
             MkExceptionC e = raises(() -> nd.ConfigSetServerSetup(ctx -> { }));
@@ -856,6 +958,27 @@ public class BindingTest {
         dir.delete();
         System.out.println("1.." + n);
         System.exit(failed == 0 ? 0 : 1);
+    }
+
+    /** MkObjectC's test fault: the deferred registration after n more fails (-1: none). */
+    static void failServiceCreate(int n) throws Exception {
+        java.lang.reflect.Method m = Class.forName("org.mqlink.MkObjectC").getDeclaredMethod("failServiceCreate", int.class);
+        m.setAccessible(true);
+        m.invoke(null, n);
+    }
+
+    /** setup run on k as the library runs a server instance's (MkObjectC.callSetup): what it threw, or null. */
+    static Throwable runSetup(MqContextC k, MqServiceIF<MqContextC> setup) throws Exception {
+        java.lang.reflect.Method m = Class.forName("org.mqlink.MkObjectC").getDeclaredMethod("callSetup", Object[].class, Object[].class);
+        m.setAccessible(true);
+        try {
+            m.invoke(null, new Object[] {setup}, new Object[] {k});
+            return null;
+        } catch (java.lang.reflect.InvocationTargetException e) {
+            return e.getCause();
+        } finally {
+            failServiceCreate(-1);
+        }
     }
 
     static WeakReference<Object> failedRegistration(MqContextC c) throws Exception {

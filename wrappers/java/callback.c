@@ -91,6 +91,14 @@ ctx_destroyed(MqContextC *ctx, void *data)
     mqj_let_go(env, c);
 }
 
+/* c, the holder of ctx's object, as ctx's user data, let go as ctx goes. */
+static void
+attach_held(MqContextC *ctx, mqj_ctx *c)
+{
+    MqContextSetUserData(ctx, c);
+    MqContextSetDestroyCallback(ctx, ctx_destroyed, c);
+}
+
 /* self, held, as ctx's user data; set_hdl: store ctx in
  * self.hdl too (the constructor's Java code does it itself: one JNI field
  * store per context fewer). */
@@ -102,8 +110,7 @@ attach(JNIEnv *env, jobject self, MqContextC *ctx, int set_hdl)
         mqj_throw(env, MK_ERR_MEMORY, "MqContextC: out of memory");
         return 0;
     }
-    MqContextSetUserData(ctx, c);
-    MqContextSetDestroyCallback(ctx, ctx_destroyed, c);
+    attach_held(ctx, c);
     if (set_hdl)
         (*env)->SetLongField(env, self, mqj.hdl, (jlong)(intptr_t)ctx);
     return 1;
@@ -244,11 +251,36 @@ mqj_cb_free(void *data)
         mqj_let_go(mqj_env(), data);
 }
 
+/* MkObjectC.failServiceCreate(after), a test's fault: the deferred
+ * registration after `after` more fails as the library's out of memory
+ * would (its only failure for a registration that is deferred); -1: none.
+ * The library's own failure cannot be made on purpose in a JVM. */
+static int fail_after = -1;
+
+void JNICALL
+mqj_fail_service_create(JNIEnv *env, jclass cls, jint after)
+{
+    (void)env;
+    (void)cls;
+    __atomic_store_n(&fail_after, after, __ATOMIC_RELAXED);
+}
+
+static MkErrorE
+service_create(MqContextC *ctx, const char *tok, void *data)
+{
+    if (__builtin_expect(__atomic_load_n(&fail_after, __ATOMIC_RELAXED) >= 0, 0) &&
+        __atomic_fetch_sub(&fail_after, 1, __ATOMIC_RELAXED) == 0)
+        return MqErrorSet(ctx, MK_ERR_MEMORY, "ServiceCreate: out of memory (a test's fault)");
+    return MqServiceCreate(ctx, tok, mqj_cb_call, data, mqj_cb_free);
+}
+
 /* MkObjectC.servicesCreate: a setup's deferred ServiceCreate calls (see
  * MkObjectC.deferring) of the slots base + i for each bit i of mask, w[i]
  * the token's word and bit i of noarg the form, registered as the generated
- * ServiceCreate would; the first failure throws and ends the rest. */
-void JNICALL
+ * ServiceCreate would, lowest bit first.  Returns 0, or i + 1 for the first
+ * that failed, its error left on the context: the Java side frees its slot,
+ * takes the error and passes the bits after it again. */
+jint JNICALL
 mqj_services_create(JNIEnv *env, jclass cls, jlong hdl, jint base, jint mask, jint noarg,
                     jint w0, jint w1, jint w2, jint w3, jint w4, jint w5, jint w6, jint w7)
 {
@@ -261,12 +293,10 @@ mqj_services_create(JNIEnv *env, jclass cls, jlong hdl, jint base, jint mask, ji
         int i = __builtin_ctz(m);
         char tok[5];
         mqj_token_text(w[i], tok);
-        if (MqServiceCreate(ctx, tok, mqj_cb_call, SLOT_TAG(base + i, noarg >> i & 1),
-                            mqj_cb_free) != MK_OK) {
-            mqj_raise_ctx(env, ctx);
-            return;
-        }
+        if (service_create(ctx, tok, SLOT_TAG(base + i, noarg >> i & 1)) != MK_OK)
+            return i + 1;
     }
+    return 0;
 }
 
 /* The pending exception as UTF-8 text and a code; clears it. */
@@ -309,6 +339,28 @@ error_to_ctx(JNIEnv *env, MqContextC *ctx)
     return MK_ERROR;
 }
 
+/* A callable's call into Java that threw: its exception becomes ctx's
+ * error, or for a call callback (once: no caller to tell) goes to stderr.
+ * Apart from the callers' path, which mqj_cb_call keeps inline (a call of
+ * its own cost every service 10 instructions, callgrind). */
+static MkErrorE __attribute__((noinline))
+call_failed(JNIEnv *env, MqContextC *ctx, int once)
+{
+    MkErrorE rc;
+
+    if (once) { /* a service's is notified */
+        mqj_str text;
+        take_exception(env, &text);
+        fprintf(stderr, "mqlink: exception in a callback: %s\n", text.s);
+        mqj_str_release(&text);
+        rc = MK_ERROR;
+    } else {
+        rc = error_to_ctx(env, ctx);
+    }
+    mqj_view_end(env, ctx);
+    return rc;
+}
+
 MkErrorE
 mqj_cb_call(MqContextC *ctx, void *data)
 {
@@ -316,7 +368,6 @@ mqj_cb_call(MqContextC *ctx, void *data)
     JNIEnv *env = mqj_env();
     jvalue a[2];
     jboolean ok;
-    MkErrorE rc;
 
     if (!env)
         return MqErrorSet(ctx, MK_ERR_GENERIC, "cannot attach the thread to the JVM");
@@ -342,95 +393,110 @@ mqj_cb_call(MqContextC *ctx, void *data)
         mqj_view_end(env, ctx); /* the read ends: so does its ReadBUFR view */
         return MK_OK;
     }
-    if (!IS_SLOT(data) && cb->scope == MQJ_SCOPE_ONCE) { /* a service's is notified */
-        mqj_str text;
-        take_exception(env, &text);
-        fprintf(stderr, "mqlink: exception in a callback: %s\n", text.s);
-        mqj_str_release(&text);
-        rc = MK_ERROR;
-    } else {
-        rc = error_to_ctx(env, ctx);
-    }
-    mqj_view_end(env, ctx);
-    return rc;
+    return call_failed(env, ctx, !IS_SLOT(data) && cb->scope == MQJ_SCOPE_ONCE);
 }
 
 /* ------------------------------------------------- server setup and factory */
 
-/* The user's class and its constructor without arguments, found once. */
+/* A server instance's object is made as its setup runs, in the same call
+ * into Java (MkObjectC.callNewServer): the factory makes the C context
+ * only, and server_setup holds it with an empty holder and passes both with
+ * the user's class; the object's constructor adopts the handle in Java
+ * (MkObjectC()), without its Init native, and the Java side stores the
+ * object in the holder, without a JNI SetObjectArrayElement.  A call into
+ * Java costs the VM about 700 instructions (callgrind: JavaCalls, its
+ * arguments and handles), so the factory's own (MkObjectC.newServer
+ * through a JNI CallStaticLongMethodA) was a quarter of a child's server
+ * instructions (1517 of 6588).  The library calls nothing of the instance between the two
+ * (link.c's mqi_instance_create, then the attach and, for a child,
+ * service.c's child_create; for a parent the handshake), and an instance
+ * that goes before its setup (a connection that fails its handshake) costs
+ * no object at all. */
 typedef struct {
-    jclass cls;
-    jmethodID init;
-} factory_data;
+    mqj_cb *fn;  /* the setup callable (MQJ_SETUP) */
+    jclass cls;  /* the user's class, a global reference */
+} server_data;
 
 static void
-factory_free(void *data)
+server_free(void *data)
 {
-    factory_data *f = data;
+    server_data *s = data;
     JNIEnv *env = mqj_env();
-    if (env)
-        (*env)->DeleteGlobalRef(env, f->cls);
-    free(f);
+    if (env && s->cls)
+        (*env)->DeleteGlobalRef(env, s->cls);
+    if (s->fn)
+        mqj_cb_free(s->fn);
+    free(s);
 }
 
-/* A new object of the template's class; its C context goes to the library,
- * whose holder (the user data, refs.c) keeps the object until the context
- * is deleted.  The Java side makes it (MkObjectC.newServer: a `new` through
- * the class's constructor, kept per class) and returns its handle: a JNI
- * NewObject allocates on the slow path and hands back a local reference to
- * delete (CHILD: 19 -> 18 JNI calls per child, measured). */
 static MqContextC *
 factory(MqContextC *tmpl, void *data)
 {
-    factory_data *f = data;
-    JNIEnv *env = mqj_env();
-    jvalue a[1];
-    MqContextC *ctx;
+    MqContextC *ctx = MqContextCreate();
+    (void)data;
+    if (!ctx)
+        MqErrorSet(tmpl, MK_ERR_MEMORY, "the server instance: out of memory");
+    return ctx;
+}
 
-    if (!env) {
-        MqErrorSet(tmpl, MK_ERR_GENERIC, "cannot attach the thread to the JVM");
-        return NULL;
+/* The setup of ctx: of a context whose object exists (the template's, one
+ * made in Java) as any callable; of one from the factory with its object
+ * made first. */
+static MkErrorE
+server_setup(MqContextC *ctx, void *data)
+{
+    server_data *s = data;
+    JNIEnv *env;
+    mqj_ctx *c;
+    jvalue a[4];
+    jboolean ok;
+
+    if (MqContextGetUserData(ctx))
+        return mqj_cb_call(ctx, s->fn);
+    if (!(env = mqj_env()))
+        return MqErrorSet(ctx, MK_ERR_GENERIC, "cannot attach the thread to the JVM");
+    if (!(c = mqj_hold(env, NULL)))
+        return MqErrorSet(ctx, MK_ERR_MEMORY, "the server instance: out of memory");
+    attach_held(ctx, c); /* its object, once made, in c: ctx_destroyed clears its handle */
+    a[0].l = s->fn->h;
+    a[1].l = s->cls;
+    a[2].j = (jlong)(intptr_t)ctx;
+    a[3].l = c->h;
+    ok = (*env)->CallStaticBooleanMethodA(env, mqj.obj, mqj.call_new_server, a);
+    if (ok || !(*env)->ExceptionCheck(env)) {
+        mqj_view_end(env, ctx);
+        return MK_OK;
     }
-    a[0].l = f->cls; /* an array, as mqj_cb_call passes its arguments */
-    ctx = (void *)(intptr_t)(*env)->CallStaticLongMethodA(env, mqj.obj, mqj.new_server, a);
-    if (ctx)
-        return ctx;
-    if ((*env)->ExceptionCheck(env))
-        error_to_ctx(env, tmpl);
-    else
-        MqErrorSet(tmpl, MK_ERR_GENERIC, "the server's constructor made no context");
-    return NULL;
+    return call_failed(env, ctx, 0);
 }
 
 void JNICALL
 mqj_rt_MqContextC_ConfigSetServerSetup(JNIEnv *env, jobject self, jobject setup)
 {
     MqContextC *ctx = mqj_ptr(env, self, "ConfigSetServerSetup");
-    factory_data *f;
+    server_data *s;
     jclass cls;
-    void *cb;
 
     if (!ctx)
         return;
-    if (!(f = malloc(sizeof *f))) {
+    if (!(s = calloc(1, sizeof *s))) {
         mqj_throw(env, MK_ERR_MEMORY, "ConfigSetServerSetup: out of memory");
         return;
     }
     cls = (*env)->GetObjectClass(env, self);
-    f->init = (*env)->GetMethodID(env, cls, "<init>", "()V");
-    f->cls = f->init ? (*env)->NewGlobalRef(env, cls) : NULL;
+    s->cls = (*env)->GetMethodID(env, cls, "<init>", "()V") ? (*env)->NewGlobalRef(env, cls) : NULL;
     (*env)->DeleteLocalRef(env, cls);
-    if (!f->cls) {
-        free(f);
+    if (!s->cls) {
+        free(s);
         (*env)->ExceptionClear(env);
         mqj_throw(env, MK_ERR_ARGUMENT,
                   "ConfigSetServerSetup: the server class needs a constructor without arguments");
         return;
     }
-    if (!(cb = mqj_cb_new(env, setup, MQJ_SETUP, MQJ_SCOPE_NOTIFIED, "ConfigSetServerSetup"))) {
-        factory_free(f);
+    if (!(s->fn = mqj_cb_new(env, setup, MQJ_SETUP, MQJ_SCOPE_NOTIFIED, "ConfigSetServerSetup"))) {
+        server_free(s);
         return;
     }
-    MqConfigSetServerSetup(ctx, mqj_cb_call, cb, mqj_cb_free);
-    MqConfigSetFactory(ctx, factory, f, factory_free);
+    MqConfigSetServerSetup(ctx, server_setup, s, server_free);
+    MqConfigSetFactory(ctx, factory, NULL, NULL);
 }

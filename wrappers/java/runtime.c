@@ -170,7 +170,8 @@ cache(JNIEnv *env)
         {"take", "([B)V", (void *)mqj_take},
         {"takeBits", "()J", (void *)mqj_take_bits},
         {"heldCount", "()I", (void *)mqj_held_count},
-        {"servicesCreate", "(JIIIIIIIIIII)V", (void *)mqj_services_create},
+        {"servicesCreate", "(JIIIIIIIIIII)I", (void *)mqj_services_create},
+        {"failServiceCreate", "(I)V", (void *)mqj_fail_service_create},
     };
 
     if (!obj || !(mqj.hdl = (*env)->GetFieldID(env, obj, "hdl", "J")) ||
@@ -178,7 +179,8 @@ cache(JNIEnv *env)
         !(mqj.dval = (*env)->GetFieldID(env, obj, "dval", "J")) ||
         !(mqj.dref = (*env)->GetFieldID(env, obj, "dref", "[B")) ||
         !(mqj.adopt = (*env)->GetMethodID(env, obj, "adopt", "(JI)V")) ||
-        !(mqj.new_server = (*env)->GetStaticMethodID(env, obj, "newServer", "(Ljava/lang/Class;)J")) ||
+        !(mqj.call_new_server = (*env)->GetStaticMethodID(env, obj, "callNewServer",
+                                                          "([Ljava/lang/Object;Ljava/lang/Class;J[Ljava/lang/Object;)Z")) ||
         !(mqj.call0 = (*env)->GetStaticMethodID(env, obj, "callNoArg",
                                                  "([Ljava/lang/Object;[Ljava/lang/Object;)Z")) ||
         !(mqj.call1 = (*env)->GetStaticMethodID(env, obj, "call",

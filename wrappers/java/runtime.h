@@ -52,7 +52,8 @@ typedef struct {
     jfieldID dtype, dval, dref; /* MkObjectC's Java-side value */
     jmethodID adopt;            /* MkObjectC.adopt(long, int) */
     jclass obj;                 /* MkObjectC */
-    jmethodID new_server;       /* static MkObjectC.newServer(Class) */
+    jmethodID call_new_server;  /* static MkObjectC.callNewServer(Object[], Class, long,
+                                   Object[]) */
     jclass *cls;                /* mqj_classes[i], in the table's order */
     jmethodID call0, call1;     /* static MkObjectC.callNoArg, call(Object[], Object[]) */
     jmethodID call_setup;       /* static MkObjectC.callSetup(Object[], Object[]) */
@@ -326,10 +327,11 @@ mqj_cb_holder(void *cb)
 MkErrorE mqj_cb_call(MqContextC *ctx, void *data);
 /* A server's setup: a callable of the Call(ctx) form run by MkObjectC.callSetup. */
 enum { MQJ_SETUP = 2 };
-void JNICALL mqj_services_create(JNIEnv *env, jclass cls, jlong hdl, jint base, jint mask,
+jint JNICALL mqj_services_create(JNIEnv *env, jclass cls, jlong hdl, jint base, jint mask,
                                  jint noarg, jint w0, jint w1, jint w2, jint w3, jint w4, jint w5,
                                  jint w6, jint w7);
 void mqj_cb_free(void *data);
+void JNICALL mqj_fail_service_create(JNIEnv *env, jclass cls, jint after);
 
 /* The hand-written natives of MqContextC that the generated table names. */
 jlong JNICALL mqj_rt_MqContextC_Init(JNIEnv *env, jobject self);

@@ -283,6 +283,34 @@ def reports_ahead(plan, view):
             (view or java_made(plan) == "fill"))
 
 
+# A list's Size is answered in Java (MkObjectC.count: the size plus one, 0
+# unknown): only the list's own methods change a list (no function of the
+# description takes or returns one), so its Java object knows the size once
+# Size or Reset told it and counts each Append that returned; any other
+# method forgets it.  `for (i = 0; i < l.Size(); i++)` then crosses JNI
+# once per list, not once per item (BFLT: 8 per message).
+COUNT_SIZE = "Size"
+COUNT_KEEP = ("IndexGet",)
+
+
+def counted(plan):
+    """How a method of a class whose Size Java answers keeps the count:
+    "size", "append", "reset", "keep" or "forget"; None for other classes."""
+    k = plan.cls
+    names = [f.name for f in k.funcs if f.kind == "method"] if k else []
+    if not (plan.on_object and k.plain and COUNT_SIZE in names and
+            any(n.startswith("Append") for n in names) and
+            any(n in COUNT_KEEP for n in names)):  # a list: what Appends, Size counts
+        return None
+    if plan.name == COUNT_SIZE:
+        return "size"
+    if plan.name.startswith("Append"):
+        return "append"
+    if plan.name == "Reset":
+        return "reset"
+    return "keep" if plan.name in COUNT_KEEP else "forget"
+
+
 def tls_reset(plan):
     k = plan.cls
     return (plan.kind == "ctor" and not plan.result.owned and len(plan.inputs) == 1 and
@@ -662,6 +690,12 @@ def java_wrapped_method(plan, types, static, rt, out, name=None):
                 "            serviceDrop(slot);", "            throw e;", "        }"]
     elif held_callback(plan):
         out.append("        %s[0] = %s;" % (call, held_callback(plan).param.name))
+    elif counted(plan) == "size":
+        out += ["        if (count > 0)", "            return count - 1;",
+                "        int n = %s;" % call, "        count = n + 1;", "        return n;"]
+    elif counted(plan) in ("append", "reset", "forget") and rt == "void":
+        out += ["        %s;" % call, "        count = %s;" % {
+            "append": "count > 0 ? count + 1 : 0", "reset": "1", "forget": "0"}[counted(plan)]]
     elif token_w and rt == "void":
         out += ["        %s;" % call, "        serviceForget(%s);" % token_w[0]]
     else:
@@ -700,8 +734,9 @@ def java_class(api, index, k):
     for f in k.funcs:
         p = f.plan
         if f.kind == "ctor" and not k.plain:
-            body += [java_doc(f.doc), "    public %s() {" % k.name, "        hdl = Init();",
-                     "    }", "", "    private native long Init();", "",
+            body += [java_doc(f.doc), "    public %s() {" % k.name,
+                     "        if (hdl == 0) // else a server instance's, adopted (MkObjectC())",
+                     "            hdl = Init();", "    }", "", "    private native long Init();", "",
                      java_doc(f.doc), "    public static %s %s() {" % (k.name, f.name),
                      "        return new %s();" % k.name, "    }", ""]
         elif f.kind == "dtor" and k.plain:

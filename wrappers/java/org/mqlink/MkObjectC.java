@@ -53,6 +53,12 @@ public abstract class MkObjectC implements AutoCloseable {
      */
     int next;
     /*
+     * A list's size plus one, 0 when unknown (java.py's counted): Size
+     * answers from it without a JNI call, as Size and Reset make it and
+     * each Append that returned counts on.
+     */
+    int count;
+    /*
      * A context's services' callables, by the slot the JNI library's
      * registration of each names (serviceSlot; java.py's slotted), and each
      * slot's token (MkObjectC.token's word): a replacement takes its token's
@@ -81,10 +87,31 @@ public abstract class MkObjectC implements AutoCloseable {
     private boolean deferring;
     private long pending, pendingNoArg;
 
-    /** A context: the JNI library sets hdl and its destroy callback clears it. */
+    /**
+     * A context: the JNI library sets hdl (its constructor's Init) and its
+     * destroy callback clears it; a server instance's adopts the handle
+     * the library made for it (callNewServer).
+     */
     MkObjectC() {
-        cleanable = null;
+        Adopt a = ADOPT.get();
+        if (a.h != 0) {
+            hdl = a.h;
+            a.h = 0;
+            a.taken = this;
+        }
     }
+
+    /**
+     * The context of the server instance whose object callNewServer makes
+     * on this thread: h, taken by the first context constructed (MkObjectC()),
+     * which taken names.
+     */
+    private static final class Adopt {
+        long h;
+        MkObjectC taken;
+    }
+
+    private static final ThreadLocal<Adopt> ADOPT = ThreadLocal.withInitial(Adopt::new);
 
     /** A kernel object of class index kind, freed with this object when owned. */
     MkObjectC(long hdl, boolean owned, int kind) {
@@ -390,27 +417,67 @@ public abstract class MkObjectC implements AutoCloseable {
     }
 
     /**
-     * The deferred registrations to the library now (see deferring): eight
-     * slots per JNI call, their token words as arguments, where an array
-     * cost the JNI library a GetIntArrayRegion (180 instructions, callgrind).
+     * The deferred registrations to the library now (see deferring), as if
+     * each had gone at once: every one is tried, a failed one's slot freed;
+     * the first failure is thrown, any later one suppressed in it.
      */
     final void servicesDue() {
-        long p = pending;
-        if (p == 0)
-            return;
-        pending = 0;
-        int[] t = serviceTokens;
-        for (int b = 0; p >>> b != 0 && hdl != 0; b += 8) { // hdl 0: deleted, they went with it
-            int m = (int) (p >>> b) & 0xff;
-            if (m != 0)
-                servicesCreate(hdl, b, m, (int) (pendingNoArg >>> b) & 0xff, t[b], t[b + 1],
-                               t[b + 2], t[b + 3], t[b + 4], t[b + 5], t[b + 6], t[b + 7]);
-        }
+        MkExceptionC failed = registerPending();
+        if (failed != null)
+            throw failed;
     }
 
-    private static native void servicesCreate(long hdl, int base, int mask, int noArg, int w0,
-                                              int w1, int w2, int w3, int w4, int w5, int w6,
-                                              int w7);
+    /**
+     * servicesDue's registrations, eight slots per JNI call, their token
+     * words as arguments, where an array cost the JNI library a
+     * GetIntArrayRegion (180 instructions, callgrind); the first failure
+     * returned (later ones suppressed in it), null when all went.  A failed
+     * one ends its call: the bits after it go in the next.
+     */
+    private MkExceptionC registerPending() {
+        long p = pending;
+        if (p == 0)
+            return null;
+        pending = 0;
+        int[] t = serviceTokens;
+        MkExceptionC failed = null;
+        for (int b = 0; p >>> b != 0; b += 8) {
+            int m = (int) (p >>> b) & 0xff;
+            while (m != 0 && hdl != 0) { // hdl 0: deleted, they went with it
+                int f = servicesCreate(hdl, b, m, (int) (pendingNoArg >>> b) & 0xff, t[b],
+                                       t[b + 1], t[b + 2], t[b + 3], t[b + 4], t[b + 5],
+                                       t[b + 6], t[b + 7]);
+                if (f == 0)
+                    break;
+                serviceDrop(b + f - 1);
+                failed = firstOf(failed, registrationError());
+                m &= -1 << f; // the bits after the failed one
+            }
+        }
+        return failed;
+    }
+
+    /** The context's error, which a failed servicesCreate left there, as an exception. */
+    private MkExceptionC registrationError() {
+        MqContextC c = (MqContextC) this;
+        MkExceptionC e = new MkExceptionC(c.ErrorGetText(), c.ErrorGetCode());
+        c.ErrorReset();
+        return e;
+    }
+
+    private static MkExceptionC firstOf(MkExceptionC first, MkExceptionC e) {
+        if (first == null)
+            return e;
+        first.addSuppressed(e);
+        return first;
+    }
+
+    private static native int servicesCreate(long hdl, int base, int mask, int noArg, int w0,
+                                             int w1, int w2, int w3, int w4, int w5, int w6,
+                                             int w7);
+
+    /** A test's fault: the deferred registration after {@code after} more fails (-1: none). */
+    private static native void failServiceCreate(int after);
 
     /** A registration that failed: its slot is free again. */
     final void serviceDrop(int slot) {
@@ -434,20 +501,62 @@ public abstract class MkObjectC implements AutoCloseable {
     /**
      * A server instance's setup (ConfigSetServerSetup) on ctx[0]: its
      * ServiceCreate calls on ctx[0] go to the library together as it
-     * returns (deferring).
+     * returns (deferring), also when it throws; then its exception wins,
+     * a failed registration suppressed in it.
      */
-    @SuppressWarnings({"unchecked", "rawtypes"})
     static boolean callSetup(Object[] fn, Object[] ctx) throws Exception {
-        MkObjectC c = enter(ctx);
+        return setup(fn, enter(ctx));
+    }
+
+    /**
+     * A new server instance's setup (the JNI library's server_setup): its
+     * object made first, of class c, taking the context h that the library
+     * made for it and held in holder (empty), in the same call into Java.
+     * A constructor that made another context before its own (in an
+     * argument of this(...) or super(...)) gave h to that one: it is held
+     * (the library clears its handle as h goes) and the instance refused.
+     */
+    static boolean callNewServer(Object[] fn, Class<?> c, long h, Object[] holder)
+            throws Throwable {
+        Adopt a = ADOPT.get();
+        long outerH = a.h; // an instance whose constructor runs a setup (a blocking call)
+        MkObjectC outerTaken = a.taken;
+        MkObjectC o;
+        a.h = h;
+        a.taken = null;
+        try {
+            o = newServer(c);
+        } finally {
+            holder[0] = a.taken; // null: the constructor threw before MkObjectC()
+            a.h = outerH;
+            a.taken = outerTaken;
+        }
+        if (holder[0] != o) {
+            o.close();
+            throw new IllegalStateException(c.getName() + ": its constructor made a context "
+                                            + "before its own, which a server instance's cannot");
+        }
+        return setup(fn, o);
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static boolean setup(Object[] fn, MkObjectC c) throws Exception {
         boolean was = c.deferring;
+        c.next = 0;
         c.deferring = true;
         try {
             ((MqServiceIF) fn[0]).Call((MqContextC) c);
+        } catch (Throwable e) {
+            c.deferring = was;
+            MkExceptionC failed = c.registerPending();
+            if (failed != null)
+                e.addSuppressed(failed);
+            throw e;
         } finally {
             c.deferring = was;
-            c.servicesDue(); // as if each had gone at once, also when the setup threw
             leave(c);
         }
+        c.servicesDue();
         return true;
     }
 
@@ -494,14 +603,13 @@ public abstract class MkObjectC implements AutoCloseable {
     };
 
     /**
-     * A new server instance of class c (the JNI library's factory, for every
-     * new parent and child): made here with {@code new} through its
-     * constructor, its context's handle returned.  An exception of the
+     * A new server instance of class c (callNewServer), made here with
+     * {@code new} through its constructor.  An exception of the
      * constructor goes to the library as it is.
      */
-    static long newServer(Class<?> c) throws Throwable {
+    static MkObjectC newServer(Class<?> c) throws Throwable {
         try {
-            return ((MkObjectC) SERVER.get(c).newInstance()).hdl;
+            return (MkObjectC) SERVER.get(c).newInstance();
         } catch (InvocationTargetException e) {
             throw e.getCause();
         }
