@@ -227,6 +227,23 @@ wait_input(mqi_conn *c, MK_I64 deadline)
     return n < 0 && errno == EINTR ? 1 : n;
 }
 
+/* A limit of peer_limits passed (frame: --frame-timeout, else
+ * --idle-timeout): the link ends with it as the reason, also when a read
+ * the keeper ended found the end of file its shutdown made. */
+static void
+limit_passed(MqContextC *ctx, mqi_conn *c, int frame)
+{
+    MkErrorReset(c->err);
+    if (frame)
+        mqi_conn_fail(c, MQ_ERR_LINK, "a frame from the peer was not complete after %lld s "
+                      "(--frame-timeout), link closed", (long long)c->frame_ms / 1000);
+    else
+        mqi_conn_fail(c, MQ_ERR_LINK, "nothing from the peer for %lld s (--idle-timeout), "
+                      "link closed", (long long)c->idle_ms / 1000);
+    /* the loop logs a server's MQ_ERR_LINK as information only */
+    mqi_log(ctx, MK_LOG_WARN, "%s", MkErrorGetText(c->err));
+}
+
 /* The limits of a link a listener accepted (link.c sets them): one whose
  * peer started a frame must see it complete within --frame-timeout; one
  * with nothing to do (no frame begun, no call being served or waited for)
@@ -241,21 +258,28 @@ peer_limits(MqContextC *ctx, mqi_conn *c, const mqi_pending *waiter)
             c->frame_since = now;
         if (now - c->frame_since < c->frame_ms)
             return c->frame_since + c->frame_ms;
-        mqi_conn_fail(c, MQ_ERR_LINK, "a frame from the peer was not complete after %lld s "
-                      "(--frame-timeout), link closed", (long long)c->frame_ms / 1000);
+        limit_passed(ctx, c, 1);
     } else if (c->idle_ms > 0 && !waiter && c->depth == 0 && c->pend.used == 0) {
         if (c->idle_since < 0)
             c->idle_since = now;
         if (now - c->idle_since < c->idle_ms)
             return c->idle_since + c->idle_ms;
-        mqi_conn_fail(c, MQ_ERR_LINK, "nothing from the peer for %lld s (--idle-timeout), "
-                      "link closed", (long long)c->idle_ms / 1000);
-    } else {
-        return -1;
+        limit_passed(ctx, c, 0);
     }
-    /* the loop logs a server's MQ_ERR_LINK as information only */
-    mqi_log(ctx, MK_LOG_WARN, "%s", MkErrorGetText(c->err));
     return -1;
+}
+
+/* Whether a wait the keeper keeps reads at once, blocking, instead of
+ * polling first: one system call instead of two.  Only while nothing was
+ * read since the handshake (the first wait, a parent's only one): a read
+ * blocked on a unix socket is woken each time the peer takes in what this
+ * side sent (transport.h: wait_in_poll), which in a stream of calls is
+ * every answer (round trips: 1.33 task switches per call instead of 1.0),
+ * but a parent's server has sent only its handshake's answer. */
+static int
+kept_read_blocks(const mqi_conn *c)
+{
+    return c->rbuf.cap == 0 && !mqi_conn_buffered(c);
 }
 
 MkErrorE
@@ -331,6 +355,15 @@ mqi_loop(MqContextC *ctx, mqi_pending *waiter, MK_I64 deadline, int once)
         /* the keeper's only when the peer limit is what this wait waits for */
         mqi_keeper *k = keeper && due >= 0 && until == due && until != deadline &&
                                 until != c->cb_deadline ? keeper : NULL;
+        if (k && kept_read_blocks(c)) {
+            k->arm(k, c->fd, until);
+            mqi_conn_fill_wait(c); /* a closed link is handled at the top */
+            if (k->disarm(k)) /* nothing read before: the idle limit */
+                limit_passed(ctx, c, 0);
+            else if (mqi_block_stopped())
+                return MK_CONTINUE;
+            continue;
+        }
         if (k)
             k->arm(k, c->fd, until);
         int n = wait_input(c, k ? -1 : until);

@@ -7,7 +7,9 @@
 # connect + accept floor of perflimit --connect):
 #   - the instance reads the client's preamble without a poll first (the
 #     client sent it right after connect: it is there), so its one poll
-#     per parent on uds is the wait for the client's _CLS;
+#     per parent on uds --fork is the wait for the client's close; a
+#     --thread pool thread's wait reads at once, blocking (its watcher
+#     keeps the idle deadline), so it makes none;
 #   - the --fork listener waits in accept itself, not in poll + accept;
 #   - on uds the waits poll (transport.h: wait_in_poll), so neither side
 #     sets a receive timeout: no setsockopt per parent on either side;
@@ -152,7 +154,9 @@ fi
 # uds wait was a blocking read; now the one wait for _CLS.
 check "uds --fork: one poll per parent (the wait for _CLS)" per_parent server uds fork poll 1.3
 if [ "$THREADS" = yes ]; then
-    check "uds --thread: one poll per parent (the wait for _CLS)" per_parent server uds thread poll 1.3
+    # 1 per parent while a pool thread's first wait after the handshake
+    # polled before it read; now a blocking read (event.c: kept_read_blocks)
+    check "uds --thread: no poll per parent (the wait for the close reads)" per_parent server uds thread poll 0.3
     # 1 per parent while a uds wait was a blocking read: SO_RCVTIMEO on each
     # accepted socket (AF_UNIX ones do not inherit the listener's)
     check "uds --thread: no setsockopt per parent" per_parent server uds thread setsockopt 0.3

@@ -44,21 +44,31 @@
  * What a pool thread still waits for per parent is its client's close
  * (uds: the end of file; tcp: its reset): the thread holds the link from accept
  * to close, as its instance's objects may belong to the thread (a Tcl
- * interpreter per pool thread).  That wait is not where PARENT loses to
- * its floor (issue 16, point 4).  Measured on uds, five parent workers,
- * client and server on one CPU as the suite runs them (perf stat over 1 s
- * of a run, load 6-9): the server makes ~1.1 task switches per parent, the
- * client ~1.0, and perflimit --connect's server and client as many or
- * more (1.1-1.3, 1.5-1.7).  The difference is work: the floor's server
- * makes 4 system calls per parent (accept, read, write, close) and runs
- * next to no code; this one makes 6 (the poll and the read that find
- * the client's close: on uds the client closes first) and ran ~5 300
- * instructions (instance, setup and its services, delete: callgrind, 1 500
- * parents against 500), the client ~4 100 (its system calls as many as the
- * floor client's: 6); now ~3 430 and ~3 300 (a context and a connection
- * not from calloc, the listener's strings borrowed, the option rows
- * indexed, a fixed text for the peer's close, the first services in the
- * context).  C PARENT / floor in the suite: 0.85 (was 0.76-0.86).  On TCP the server makes 5
+ * interpreter per pool thread).  That wait is where PARENT loses to its
+ * floor (issue 16, point 4): perflimit --connect's server closes first and
+ * takes the next connection without sleeping.  Measured on uds, five parent
+ * workers, client and server on CPU 0 as the suite runs them, perf stat per
+ * parent, 30 000 parents, medians of 7 alternated runs (load 9-12), server
+ * + client: a scratch floor like limit-connect 11.1 + 16.1 us CPU (4 + 6
+ * system calls, 0.77 + 1.40 task switches); the same floor whose server,
+ * like a link, waits for its client's close (poll + read) before it closes
+ * 15.8 + 16.0 us (6 + 5 calls, 1.51 + 1.82 switches); C PARENT 15.8 +
+ * 17.8 us (5.2 + 6.0 calls, 1.14 + 1.07 switches; before the blocking read
+ * below 16.7 + 18.1, 6.2 calls).  So by CPU C PARENT is 0.81 of the floor
+ * and 0.94 of the floor that waits (rates in those runs: 0.75 and 0.93).
+ * The server's wait costs ~4.7 us of kernel time (a sleep and a wake per
+ * parent); user space is ~1.3 us a side (time -f: 0.06-0.08 s user, 0.6-0.7
+ * s system per 50 000 parents).  The server makes 5 system calls per
+ * parent: accept, the preamble's read, the answer's write, the read that
+ * finds the client's close (a blocking read, event.c: kept_read_blocks;
+ * it was poll + read), close.  User space runs ~3 490 instructions on the
+ * server (instance, setup and its services, delete: callgrind, 1 500
+ * parents against 500; the most: MqServiceCreate 390 for perfserver's
+ * services, malloc and free 380, mutexes 225, the loop 210) and ~3 260 on
+ * the client (malloc and free 600, the options parsed 450); once ~5 300
+ * and ~4 100 (a context and a connection not from calloc, the listener's
+ * strings borrowed, the option rows indexed, a fixed text for the peer's
+ * close, the first services in the context).  On TCP the server makes 5
  * and the client 7 system calls per parent, as the floor's: a parent's
  * client resets at once instead of sending _CLS (link.c).
  *
@@ -81,7 +91,24 @@
  * of the four fork and thread modes (load 3.5-10, the floor itself 20 000
  * to 42 000/s): 0.79 0.79 0.91 before, 0.72 0.83 0.78 after, within the
  * runs' spread.  The client's wait for the handshake's answer keeps its
- * poll with a timeout: a client has no thread awake to keep it.
+ * poll with a timeout: a client has no thread awake to keep it.  A blocking
+ * read with SO_RCVTIMEO instead (the timer wheel, not a high resolution
+ * timer; a setsockopt in place of the poll) was measured (30 000 parents,
+ * 9 and 11 alternated runs, load 7.5-12): client 17.1 -> 16.5 and 17.5 ->
+ * 17.4 us CPU, server 14.9 -> 15.0 and 15.3 -> 15.9, 0.05-0.09 task
+ * switches more per parent on each side: the client's read is woken when
+ * the server takes in its preamble (see wait_in_poll, transport.h), so not
+ * taken.
+ *
+ * The read that waits for a parent's close blocks (event.c): the keeper's
+ * shutdown ends it as it ends a poll.  Only the first wait after the
+ * handshake: a blocked read on a unix socket wakes whenever the peer takes
+ * in what this side sent, so every wait blocking made WAIT (100 000 calls,
+ * 5 alternated runs, load 8-10) 1.34 task switches per call on each side
+ * instead of 1.00 and the client's CPU 7.0 -> 7.95 us per call; the first
+ * wait only: WAIT server 6.63 -> 6.55 us (the same), PARENT server 15.3
+ * -> 14.9 and 15.8 -> 15.3 us CPU (9 and 11 alternated runs, load 7.5-12),
+ * 6.1 -> 5.1 system calls, switches 1.07 -> 1.09, client the same.
  *
  * Reading before the first wait (in case the client closed already) found
  * nothing in 97% of parents: one system call more.  A thread that waits on the listening socket and on
