@@ -97,9 +97,11 @@ await_close(int fd)
 {
     struct pollfd p = {.fd = fd, .events = POLLIN};
     char c;
-    while (poll(&p, 1, -1) < 0 && errno == EINTR && !stop)
+    int n;
+    while ((n = poll(&p, 1, -1)) < 0 && errno == EINTR && !stop)
         ;
-    (void)!read(fd, &c, 1);
+    if (n > 0) /* not after a SIGTERM: the read could block */
+        (void)!read(fd, &c, 1);
 }
 
 /* The server's part: handshake in, handshake out, then close first or,
