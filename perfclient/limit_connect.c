@@ -1,13 +1,21 @@
 /* limit_connect.c — the floor of a parent start on a socket transport, with
- * no mqlink: connect, a 16-byte handshake each way, the server closing first
- * (as the link ends its links), and nothing else.  The server either
- * answers each connection itself, as a --thread server's waiting pool
- * thread does (limit-connect), or forks a child for each, as --fork does
- * (limit-connect-fork).  What any library pays on this machine for a new
- * connection, before its own work: set beside limit-thread and limit-fork
- * it tells how much of those a parent can reach at all.  The client side is
- * o->wrk threads connecting at once, as perfclient --parent's workers do, so
- * that the floor and PARENT are measured alike. */
+ * no mqlink: connect, a 16-byte handshake each way, a close, and nothing
+ * else.  The server either answers each connection itself, as a --thread
+ * server's waiting pool thread does (limit-connect), or forks a child for
+ * each, as --fork does (limit-connect-fork).  What any library pays on this
+ * machine for a new connection, before its own work: set beside
+ * limit-thread and limit-fork it tells how much of those a parent can reach
+ * at all.  The client side is o->wrk threads connecting at once, as
+ * perfclient --parent's workers do, so that the floor and PARENT are
+ * measured alike.
+ *
+ * In those two the server closes first, right after its answer.  A link's
+ * server cannot: it does not know its client has nothing more to send, so
+ * it waits for the client's close (poll, then the read that finds the end)
+ * and only then closes.  limit-connect-wait and limit-connect-fork-wait are
+ * the same floors with that wait: the least any server that waits for its
+ * peer's end pays, which is what C PARENT is to be read against (the gap
+ * between the two floors is the wait's own cost, not the library's). */
 #define _GNU_SOURCE
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -16,6 +24,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #ifdef MQ_HAVE_THREADS
 #include <pthread.h>
 #endif
@@ -69,19 +78,6 @@ listen_on(lim_transport t, lim_addr *a)
     return fd;
 }
 
-/* The server's part: handshake in, handshake out, close first. */
-static void
-serve(int fd, int tcp)
-{
-    char buf[HANDSHAKE];
-    int one = 1;
-    if (tcp)
-        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    if (lim_read_full(fd, buf, sizeof buf) == 0)
-        (void)lim_write_full(fd, buf, sizeof buf);
-    close(fd);
-}
-
 static volatile sig_atomic_t stop;
 
 static void
@@ -90,10 +86,43 @@ on_term(int sig)
     stop = sig;
 }
 
+/* How a connection is served and ended (flags of connect_limit). */
+enum { CONN_FORK = 1, CONN_WAIT = 2 };
+
+/* The client's close, as a link's server finds it: poll until readable,
+ * then the read that returns the end (anything else read is not waited on
+ * further: the client sends nothing after its handshake). */
+static void
+await_close(int fd)
+{
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    char c;
+    int n;
+    while ((n = poll(&p, 1, -1)) < 0 && errno == EINTR && !stop)
+        ;
+    if (n > 0) /* not after a SIGTERM: the read could block */
+        (void)!read(fd, &c, 1);
+}
+
+/* The server's part: handshake in, handshake out, then close first or,
+ * with CONN_WAIT, after the client's close. */
+static void
+serve(int fd, int tcp, int flags)
+{
+    char buf[HANDSHAKE];
+    int one = 1;
+    if (tcp)
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (lim_read_full(fd, buf, sizeof buf) == 0 && lim_write_full(fd, buf, sizeof buf) == 0 &&
+        (flags & CONN_WAIT))
+        await_close(fd);
+    close(fd);
+}
+
 /* The peer process: accepts until SIGTERM, then waits for its children, so
  * that none is left behind (an orphan nobody reaps stays a zombie). */
 static void
-listener(int lfd, int tcp, int fork_each)
+listener(int lfd, int tcp, int flags)
 {
     struct sigaction sa = {.sa_handler = on_term}; /* no SA_RESTART: accept ends */
     sigemptyset(&sa.sa_mask);
@@ -102,14 +131,14 @@ listener(int lfd, int tcp, int fork_each)
         int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
         if (fd < 0)
             continue;
-        if (!fork_each) {
-            serve(fd, tcp);
+        if (!(flags & CONN_FORK)) {
+            serve(fd, tcp, flags);
             continue;
         }
         pid_t pid = fork();
         if (pid == 0) {
             close(lfd);
-            serve(fd, tcp);
+            serve(fd, tcp, flags);
             _exit(0);
         }
         close(fd);
@@ -120,9 +149,10 @@ listener(int lfd, int tcp, int fork_each)
         ;
 }
 
-/* The client's part: connect, handshake out and in, the server's close. */
+/* The client's part: connect, handshake out and in, then the server's
+ * close or, when the server waits for it (wait), the client's own. */
 static int
-one_connection(const lim_addr *a, int tcp)
+one_connection(const lim_addr *a, int tcp, int wait)
 {
     char buf[HANDSHAKE] = "perflimit-hello";
     int one = 1, fd = socket(a->family, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -135,7 +165,7 @@ one_connection(const lim_addr *a, int tcp)
         rc = lim_write_full(fd, buf, sizeof buf);
     if (rc == 0)
         rc = lim_read_full(fd, buf, sizeof buf);
-    if (rc == 0 && read(fd, buf, 1) != 0) {
+    if (rc == 0 && !wait && read(fd, buf, 1) != 0) {
         errno = EPROTO;
         rc = -1; /* the server's close must come next */
     }
@@ -148,6 +178,7 @@ typedef struct conn_job {
     const lim_opts *o;
     const lim_addr *a;
     int tcp;
+    int wait; /* the server waits for the client's close */
     double t0;
     long started;
     long done;
@@ -160,7 +191,7 @@ client(void *arg)
     conn_job *job = arg;
     while (lim_more(job->o, __atomic_fetch_add(&job->started, 1, __ATOMIC_RELAXED), job->t0) &&
            !__atomic_load_n(&job->err, __ATOMIC_RELAXED)) {
-        if (one_connection(job->a, job->tcp) != 0) {
+        if (one_connection(job->a, job->tcp, job->wait) != 0) {
             int e = errno ? errno : EIO;
             __atomic_compare_exchange_n(&job->err, &(int){0}, e, 0, __ATOMIC_RELAXED,
                                         __ATOMIC_RELAXED);
@@ -193,7 +224,7 @@ run_clients(conn_job *job)
 }
 
 static int
-connect_limit(const lim_opts *o, int fork_each, lim_result *res)
+connect_limit(const lim_opts *o, int flags, lim_result *res)
 {
     lim_addr a;
     int tcp = o->transport == LIM_TCP;
@@ -209,11 +240,12 @@ connect_limit(const lim_opts *o, int fork_each, lim_result *res)
     pid_t peer = fork();
     if (peer == 0) {
         lim_pin(o->peer_cpu);
-        listener(lfd, tcp, fork_each);
+        listener(lfd, tcp, flags);
         _exit(0);
     }
     close(lfd);
-    conn_job job = {.o = o, .a = &a, .tcp = tcp, .t0 = perf_now()};
+    conn_job job = {
+        .o = o, .a = &a, .tcp = tcp, .wait = !!(flags & CONN_WAIT), .t0 = perf_now()};
     int rc = peer < 0 ? -1 : run_clients(&job);
     res->count = job.done;
     res->sec = perf_now() - job.t0;
@@ -238,5 +270,17 @@ lim_connect(const lim_opts *o, lim_result *res)
 int
 lim_connect_fork(const lim_opts *o, lim_result *res)
 {
-    return connect_limit(o, 1, res);
+    return connect_limit(o, CONN_FORK, res);
+}
+
+int
+lim_connect_wait(const lim_opts *o, lim_result *res)
+{
+    return connect_limit(o, CONN_WAIT, res);
+}
+
+int
+lim_connect_fork_wait(const lim_opts *o, lim_result *res)
+{
+    return connect_limit(o, CONN_FORK | CONN_WAIT, res);
 }

@@ -9,8 +9,8 @@
  *   perflimit --free-port     print a TCP port the kernel picked, exit
  *   perflimit --features      print threads=yes|no and tls=yes|no, exit
  *
- * --wrk N: client threads that connect at once for limit-connect and
- * limit-connect-fork (default 5, as perfclient --parent's workers; 1 without
+ * --wrk N: client threads that connect at once for the four limit-connect*
+ * floors (default 5, as perfclient --parent's workers; 1 without
  * threads), shown as wrk=N on their lines.
  *
  * --runs N: every figure measured N times, the median run reported with
@@ -27,7 +27,9 @@
  *   limit-persist          sqlite3 insert + commit, WAL, --sync    (PERSIST; needs --db)
  *   limit-connect          connect + 16-byte handshake + close, served by a
  *                          waiting process (the floor of a --thread parent; uds, tcp)
- *   limit-connect-fork     the same, a child forked per connection (floor of --fork) */
+ *   limit-connect-fork     the same, a child forked per connection (floor of --fork)
+ *   limit-connect-wait     limit-connect with the server waiting for the client's
+ *   limit-connect-fork-wait  close before its own, as a link's server must */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -114,12 +116,15 @@ run(const lim_opts *o, int t)
         break;
     case T_CONNECT:
         if (o->transport == LIM_PIPE) {
-            printf("limit-connect na.\nlimit-connect-fork na.\n");
+            printf("limit-connect na.\nlimit-connect-fork na.\n"
+                   "limit-connect-wait na.\nlimit-connect-fork-wait na.\n");
             break;
         }
         snprintf(extra, sizeof extra, " wrk=%d", o->wrk);
         measure(o, "connect", lim_connect, extra);
         measure(o, "connect-fork", lim_connect_fork, extra);
+        measure(o, "connect-wait", lim_connect_wait, extra);
+        measure(o, "connect-fork-wait", lim_connect_fork_wait, extra);
         break;
     }
 }

@@ -52,9 +52,13 @@ int lim_thread(const lim_opts *o, lim_result *res);
 int lim_persist(const lim_opts *o, lim_result *res);
 /* limit_connect.c: connect + handshake + close on o->transport (uds, tcp),
  * served in the accepting process (lim_connect) or by a child forked per
- * connection (lim_connect_fork). */
+ * connection (lim_connect_fork), the server closing first; the _wait ones
+ * with the server waiting for the client's close before its own, as a
+ * link's server does. */
 int lim_connect(const lim_opts *o, lim_result *res);
 int lim_connect_fork(const lim_opts *o, lim_result *res);
+int lim_connect_wait(const lim_opts *o, lim_result *res);
+int lim_connect_fork_wait(const lim_opts *o, lim_result *res);
 /* A TCP port on 127.0.0.1 that is free now (the kernel's choice), or -1. */
 int lim_free_port(void);
 

@@ -17,8 +17,15 @@ lines_show_wrk() {
     TMPDIR=$TMP "$LIMIT" --transport uds --connect --wrk 3 --num 60 | tee "$TMP/lines"
     [ "$(grep -c '^limit-connect\(-fork\)\? .*count=60 .*wrk=3' "$TMP/lines")" = 2 ]
 }
+# wait_lines TRANSPORT: the waiting floors (the server waits for its
+# client's close before its own) print a rate for every connection
+wait_lines() {
+    TMPDIR=$TMP "$LIMIT" --transport "$1" --connect --wrk 2 --num 40 | tee "$TMP/wait"
+    grep -q '^limit-connect-wait ops/s=[0-9][0-9.]* count=40 .*wrk=2' "$TMP/wait" &&
+        grep -q '^limit-connect-fork-wait ops/s=[0-9][0-9.]* count=40 .*wrk=2' "$TMP/wait"
+}
 # connecting_threads: how many threads of perflimit itself call connect (the
-# forked peer only accepts) in a --wrk 3 run of both connect floors
+# forked peer only accepts) in a --wrk 3 run of the four connect floors
 connecting_threads() {
     # LeakSanitizer cannot run under ptrace: an ASan build would fail here
     TMPDIR=$TMP ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
@@ -28,8 +35,8 @@ connecting_threads() {
 }
 several_threads_connect() {
     t=$(connecting_threads) || return 1
-    echo "$t threads called connect (at most 3 per floor, 2 floors; one sequential client per floor: 2)"
-    [ "$t" -ge 3 ]
+    echo "$t threads called connect (at most 3 per floor, 4 floors; one sequential client per floor: 4)"
+    [ "$t" -ge 5 ]
 }
 rejects() {
     "$LIMIT" --connect --wrk "$1" 2>"$TMP/err"
@@ -39,6 +46,8 @@ rejects() {
 }
 
 check "limit-connect and limit-connect-fork count every connection and show wrk=3" lines_show_wrk
+check "limit-connect-wait and limit-connect-fork-wait print a rate on uds" wait_lines uds
+check "limit-connect-wait and limit-connect-fork-wait print a rate on tcp" wait_lines tcp
 if [ "$THREADS" = yes ] && command -v strace >/dev/null; then
     check "the connect floors' clients are several threads, as PARENT's workers" several_threads_connect
 else

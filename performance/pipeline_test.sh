@@ -118,16 +118,20 @@ bind_now() {
     sed -n '/^ Start-up/,$p' "$TMP/gen/total_link.perf" | grep '^ C: C bindnow  *[0-9.]*  *na\.  *[-+][0-9.]*  *[0-9.]'
 }
 check "start-up block: C's start and pipe PARENT again with LD_BIND_NOW=1" bind_now
-# perflimit --connect: a floor line for each fork and thread mode the build has
+# perflimit --connect: a floor line for each fork and thread mode the build
+# has, ending with the waiting floor and C against it (one setup: 8 columns)
 floor_lines() {
     sed -n '/^ PARENT floor/,$p' "$TMP/gen/total_link.perf"
     want="uds_fork tcp_fork"
     [ "$THREADS" = yes ] && want="$want uds_thread tcp_thread"
     for m in $want; do
         sed -n '/^ PARENT floor/,$p' "$TMP/gen/total_link.perf" | grep -q "^ $m  *[0-9]" || return 1
+        sed -n '/^ PARENT floor/,$p' "$TMP/gen/total_link.perf" |
+            awk -v m="$m" '$1 == m && NF == 8 && $7 ~ /^[0-9]+$/ && $8 ~ /^[0-9]+\.[0-9][0-9]$/ { ok = 1 }
+                END { exit !ok }' || return 1
     done
 }
-check "the parent floor is measured for every fork and thread mode" floor_lines
+check "the parent floor and the waiting floor are measured for every fork and thread mode" floor_lines
 # the TLS block: C's WAIT and END over TLS against plain TCP, per start mode
 tls_block() {
     sed -n '/^ TLS:/,/^$/p' "$TMP/gen/total_link.perf"

@@ -230,26 +230,38 @@ function plot_script(t, ncol,    g, i, n) {
 
 # Below the sections, where perflimit measured them: the floor of a parent
 # start (connect + handshake + close, no mqlink) against the PARENT limit,
-# and the C rows against that floor.
-function floors(t, S, ns,    i, m, ls, fl, lim, s, v, head) {
+# and the C rows against that floor.  Then the waiting floor: the same with
+# the server waiting for its client's close before its own, as a link's
+# server must (it cannot know the client has nothing more to send); C
+# against it is what the link itself adds.  Older limit files without it: na.
+function floors(t, S, ns,    i, m, ls, fl, wfl, lim, s, v, head) {
     for (i = 1; i <= nmodes; i++) {
         m = MODES[i]
         # (not over TLS: perflimit's connect floor is plain TCP's)
         if (m !~ /_(fork|thread)$/ || m ~ /_tls_/) continue
         ls = limit_setup(t, m)
         fl = value(t, ls, "limit", m, m ~ /_fork$/ ? "limit-connect-fork" : "limit-connect")
+        wfl = value(t, ls, "limit", m, m ~ /_fork$/ ? "limit-connect-fork-wait" : "limit-connect-wait")
         lim = value(t, ls, "limit", m, limit_test(PARENT_COL, m))
         if (fl == "" || lim == "" || lim == 0) continue
         if (!head++) {
-            printf " PARENT floor: perflimit --connect, connect + 16-byte handshake + close without mqlink, as many clients as PARENT (--wrk)\n"
+            printf " PARENT floor: perflimit --connect, connect + 16-byte handshake + close without mqlink, as many clients as PARENT (--wrk);"
+            printf " wait: the same, the server waiting for its client's close before its own, as a link's must\n"
             printf " %-12s %9s %9s %11s", "mode", "limit", "floor", "floor/limit"
             for (s = 1; s <= ns; s++) printf " %9s %9s", letter(S[s]) ": C", "C/floor"
+            printf " %9s", "wait"
+            for (s = 1; s <= ns; s++) printf " %9s", letter(S[s]) ": C/wait"
             printf "\n"
         }
         printf " %-12s %9.0f %9.0f %11.2f", m, lim, fl, fl / lim
         for (s = 1; s <= ns; s++) {
             v = value(t, S[s], "c", m, "parent")
             printf " %9s %9s", v == "" ? "na." : sprintf("%.0f", v), v == "" ? "na." : sprintf("%.2f", v / fl)
+        }
+        printf " %9s", wfl == "" ? "na." : sprintf("%.0f", wfl)
+        for (s = 1; s <= ns; s++) {
+            v = value(t, S[s], "c", m, "parent")
+            printf " %9s", v == "" || wfl == "" || wfl == 0 ? "na." : sprintf("%.2f", v / wfl)
         }
         printf "\n"
     }

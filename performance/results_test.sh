@@ -32,7 +32,7 @@ every_section() { # every_section FILE MODES...: L, R and A rows complete
 }
 changed_lines() { [ "$(diff "$1" "$2" | grep -c '^>')" = "$3" ]; }
 
-echo "1..30"
+echo "1..32"
 fresh full; run full --no-png
 check "table of a complete run matches the recorded one" \
     diff -u "$DATA/expected_total_link.perf" "$TMP/full/total_link.perf"
@@ -57,11 +57,14 @@ check "a missing limit is taken from the other setup" \
     figures "$TMP/missing/total_link.perf" pipe "L: limit" 8
 
 # The floor lines: two connect figures of a real perflimit --connect run
-# (uds, 2026-11-23) added to the recorded limits of two modes.
+# (uds, 2026-11-23) added to the recorded limits of two modes, and the
+# waiting floor of a later one (uds, 2026-11-24) to uds_thread's only: the
+# uds_fork file stands for one written before limit-connect-fork-wait.
 fresh floor
 R=$TMP/floor/x86_64-linux-gnu/perf-release
 echo "limit-connect-fork ops/s=11348 count=11360 sec=1.001" >>"$R/limit_uds_fork.perf"
 echo "limit-connect ops/s=100583 count=100592 sec=1.000" >>"$R/limit_uds_thread.perf"
+echo "limit-connect-wait ops/s=21283 count=21372 sec=1.004" >>"$R/limit_uds_thread.perf"
 run floor --no-png
 # floor_line MODE LIMIT-TEST FLOOR: the line of MODE has the limit, the floor
 # and floor/limit as results.awk must compute them from the recorded figures
@@ -77,6 +80,21 @@ floors_right() {
         [ "$(sed -n '/^ PARENT floor/,$p' "$TMP/floor/total_link.perf" | grep -c '^ [a-z]*_[a-z]* ')" = 2 ]
 }
 check "floor lines where the connect floor was measured, ratio to the PARENT limit" floors_right
+# wait_tail MODE WANT: the last columns of MODE's floor line (wait, then
+# C/wait per setup) are WANT
+wait_tail() {
+    got=$(grep "^ $1 " "$TMP/floor/total_link.perf" | tr -s ' ' | cut -d' ' -f10-)
+    echo "want: $2"; echo "got:  $got"
+    [ "$got" = "$2" ]
+}
+waiting_floor() {
+    c=$(sed -n 's/^parent ops\/s=\([0-9]*\).*/\1/p' "$R/c_uds_thread.perf")
+    wait_tail uds_thread "21283 $(awk -v c="$c" 'BEGIN { printf "%.2f", c / 21283 }') na."
+}
+check "waiting floor: limit-connect-wait and release's C against it (aggressive has no threads: na.)" \
+    waiting_floor
+check "a limit file without the waiting floor keeps the block, wait columns na." \
+    wait_tail uds_fork "na. na. na."
 check "the table above the floor lines is unchanged" \
     changed_lines "$DATA/expected_total_link.perf" "$TMP/floor/total_link.perf" 6
 
