@@ -11,8 +11,8 @@
  *
  * In those two the server closes first, right after its answer.  A link's
  * server cannot: it does not know its client has nothing more to send, so
- * it waits for the client's close (poll, then the read that finds the end)
- * and only then closes.  limit-connect-wait and limit-connect-fork-wait are
+ * it waits for the client's close (a blocking read that finds the end) and
+ * only then closes.  limit-connect-wait and limit-connect-fork-wait are
  * the same floors with that wait: the least any server that waits for its
  * peer's end pays, which is what C PARENT is to be read against (the gap
  * between the two floors is the wait's own cost, not the library's). */
@@ -24,7 +24,6 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <poll.h>
 #ifdef MQ_HAVE_THREADS
 #include <pthread.h>
 #endif
@@ -89,18 +88,16 @@ on_term(int sig)
 /* How a connection is served and ended (flags of connect_limit). */
 enum { CONN_FORK = 1, CONN_WAIT = 2 };
 
-/* The client's close, as a link's server finds it: poll until readable,
- * then the read that returns the end (anything else read is not waited on
- * further: the client sends nothing after its handshake). */
+/* The client's close, as a link's --thread server finds it after a
+ * parent's handshake (event.c, kept_read_blocks): one blocking read that
+ * returns the end, the least a server that waits for it pays (anything
+ * read instead is not waited on further: the client sends nothing after
+ * its handshake).  A SIGTERM ends the read (no SA_RESTART). */
 static void
 await_close(int fd)
 {
-    struct pollfd p = {.fd = fd, .events = POLLIN};
     char c;
-    int n;
-    while ((n = poll(&p, 1, -1)) < 0 && errno == EINTR && !stop)
-        ;
-    if (n > 0) /* not after a SIGTERM: the read could block */
+    if (!stop)
         (void)!read(fd, &c, 1);
 }
 
