@@ -179,10 +179,10 @@ static const Tcl_MethodType method_type = {
  * Not Tcl_GetIndexFromObjStruct: that caches the index of one table in the
  * word's Tcl_Obj, and an interpreter shares one literal object per word, so
  * `my ReadBUF` and `$bus ReadBUF` would evict each other's cache and scan a
- * whole table on every call.  Instead a word caches its entry of `words`,
- * which answers for every class at once, and its id, which indexes every
- * dispatch table (module.h's mqtcl_overrides: per word id, the C method a
- * call runs, or NULL for TclOO). */
+ * whole table on every call.  Instead a word caches its id, which answers
+ * for every class at once: it indexes every dispatch table (module.h's
+ * mqtcl_overrides: per word id, the C method a call runs, or NULL for
+ * TclOO). */
 typedef struct {
     short index[MQTCL_CLASS_COUNT];
     int id; /* 1..; 0: no method of any class */
@@ -202,8 +202,8 @@ static const int plain_epoch = 0;
  * fast path takes dispatch_stale's way, which tells it. */
 const int mqtcl_dead_epoch = INT_MIN;
 
-/* A word's cached method_word (internalRep.twoPtrValue.ptr1) and id (ptr2):
- * static data, so nothing to free or copy; the string stays the word's value. */
+/* A word's cached id (internalRep.twoPtrValue.ptr2): a number, so nothing
+ * to free or copy; the string stays the word's value. */
 static const Tcl_ObjType word_type = {"mqlink method name", NULL, NULL, NULL, NULL};
 #define WORD_ID(o) ((intptr_t)(o)->internalRep.twoPtrValue.ptr2)
 
@@ -273,14 +273,12 @@ mqtcl_methods_fill(int cls, mqtcl_fn **fn)
 static __attribute__((noinline)) void
 word_convert(Tcl_Obj *word)
 {
-    Tcl_HashEntry *e = Tcl_FindHashEntry(&words, Tcl_GetString(word));
-    const method_word *w = e ? Tcl_GetHashValue(e) : &no_method;
+    int id = mqtcl_word_id(Tcl_GetString(word));
 
     if (word->typePtr && word->typePtr->freeIntRepProc)
         word->typePtr->freeIntRepProc(word);
     word->typePtr = &word_type;
-    word->internalRep.twoPtrValue.ptr1 = (void *)w;
-    word->internalRep.twoPtrValue.ptr2 = (void *)(intptr_t)w->id;
+    word->internalRep.twoPtrValue.ptr2 = (void *)(intptr_t)id;
 }
 
 /* fn (self's method named by objv[1]) when a kept buffer value shows what
