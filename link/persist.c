@@ -67,6 +67,8 @@ static MkErrorE
 open_file(MqContextC *ctx, const char *file)
 {
     int flags = ctx->cfg.sync_full ? MQI_STORAGE_SYNC_FULL : 0;
+    if (per_peer_files(ctx))
+        flags |= MQI_STORAGE_REMOVABLE;
     if (mqi_storage_open(file, flags, &ctx->storage, ctx->err) == MK_OK) {
         mqi_persist_hook_flush(ctx);
         return MK_OK;
@@ -109,33 +111,20 @@ mqi_persist_state_of(MqContextC *ctx)
 
 /* A receiver's file whose sender has acknowledged every call (its last
  * low-water mark is above everything recorded) holds nothing: it goes when
- * the receiver closes it, so idle senders leave no files behind.  Checked
- * and removed while the file is still locked by us. */
-static void
-remove_if_empty(MqContextC *ctx)
-{
-    static const char *const side[] = {"", "-wal", "-shm", "-journal"};
-    char path[4096];
-    int any = 1;
-    if (!per_peer_files(ctx) || !mqi_storage_durable(ctx->storage) ||
-        mqi_storage_in_transaction(ctx->storage) ||
-        mqi_storage_has_calls(ctx->storage, &any, ctx->err) != MK_OK || any)
-        return;
-    for (size_t i = 0; i < sizeof side / sizeof *side; i++) {
-        snprintf(path, sizeof path, "%s%s", mqi_storage_file(ctx->storage), side[i]);
-        unlink(path);
-    }
-    mqi_log(ctx, MK_LOG_INFO, "removed storage %s: its sender has acknowledged every call",
-            mqi_storage_file(ctx->storage));
-}
-
+ * the receiver closes it, so idle senders leave no files behind, even while
+ * another instance of this server opens the same sender's file
+ * (storage_dir.c). */
 void
 mqi_persist_close(MqContextC *ctx)
 {
-    if (ctx->storage)
-        remove_if_empty(ctx);
-    if (ctx->storage && mqi_storage_close(ctx->storage, ctx->err) != MK_OK)
+    int removed = 0;
+    char *file = ctx->storage ? strdup(mqi_storage_file(ctx->storage)) : NULL;
+    if (ctx->storage && mqi_storage_close_if_empty(ctx->storage, &removed, ctx->err) != MK_OK)
         mqi_log(ctx, MK_LOG_ERROR, "%s", MqErrorGetText(ctx));
+    if (removed)
+        mqi_log(ctx, MK_LOG_INFO, "removed storage %s: its sender has acknowledged every call",
+                file);
+    free(file);
     ctx->storage = NULL;
     if (ctx->pst) {
         free(ctx->pst->answers);

@@ -165,13 +165,26 @@ setup(mqi_storage *st, MkErrorC *err)
     return MK_OK;
 }
 
+/* With wait_ms 0 a lock held by someone else fails the open at once, and
+ * *busy says that was the reason (storage_dir.c tries again). */
+static int
+busy_fails(void *st, int tries)
+{
+    (void)tries;
+    ((mqi_storage *)st)->busy = 1;
+    return 0;
+}
+
 MkErrorE
-mqi_storage_open(const char *file, int flags, mqi_storage **out, MkErrorC *err)
+mqi_storage_open_once(const char *file, int flags, int wait_ms, mqi_storage **out, int *busy,
+                      MkErrorC *err)
 {
     int oflags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX |
                  SQLITE_OPEN_EXRESCODE;
     mqi_storage *st;
     *out = NULL;
+    if (busy)
+        *busy = 0;
     if (file && !*file) /* sqlite would make a temporary file, gone at close */
         return MkErrorSet(err, MK_ERR_ARGUMENT, "storage: empty file name");
     if (file && !strcmp(file, ":memory:"))
@@ -187,14 +200,28 @@ mqi_storage_open(const char *file, int flags, mqi_storage **out, MkErrorC *err)
         mqi_storage_fail(st->file, st->db, rc, "opening", err);
         goto error;
     }
-    sqlite3_busy_timeout(st->db, MQI_STORAGE_BUSY_MS);
+    if (wait_ms > 0)
+        sqlite3_busy_timeout(st->db, wait_ms);
+    else
+        sqlite3_busy_handler(st->db, busy_fails, st);
     if (pragmas(st, flags, err) != MK_OK || setup(st, err) != MK_OK)
         goto error;
+    sqlite3_busy_timeout(st->db, MQI_STORAGE_BUSY_MS);
     *out = st;
     return MK_OK;
 error:
+    if (busy)
+        *busy = st->busy;
     mqi_storage_close(st, NULL);
     return MK_ERROR;
+}
+
+MkErrorE
+mqi_storage_open(const char *file, int flags, mqi_storage **out, MkErrorC *err)
+{
+    if ((flags & MQI_STORAGE_REMOVABLE) && file && *file && strcmp(file, ":memory:"))
+        return mqi_storage_open_removable(file, flags, out, err);
+    return mqi_storage_open_once(file, flags, MQI_STORAGE_BUSY_MS, out, NULL, err);
 }
 
 MkErrorE

@@ -58,9 +58,12 @@ typedef MkErrorE (*mqi_storage_call_f)(const mqi_storage_call *call, void *data,
 
 /* Bit flags for mqi_storage_open. */
 enum {
-    MQI_STORAGE_SYNC_FULL = 1 /* synchronous=FULL: a commit survives power loss;
-                               * without it NORMAL: survives a crash of the
-                               * process, not of the machine (WAL semantics) */
+    MQI_STORAGE_SYNC_FULL = 1, /* synchronous=FULL: a commit survives power loss;
+                                * without it NORMAL: survives a crash of the
+                                * process, not of the machine (WAL semantics) */
+    MQI_STORAGE_REMOVABLE = 2  /* the file may be removed by the handle that
+                                * holds it (mqi_storage_close_if_empty) while
+                                * others open it: see storage_dir.c */
 };
 
 /* ------------------------------------------------------------------ handle */
@@ -72,6 +75,13 @@ MkErrorE mqi_storage_open(const char *file, int flags, mqi_storage **out, MkErro
 /* Commit what is open and free the handle (always freed, even on MK_ERROR,
  * which reports that the last transaction could not be committed). */
 MkErrorE mqi_storage_close(mqi_storage *st, MkErrorC *err);
+/* Commit what is open and close like mqi_storage_close; when the storage
+ * then holds no call (mqi_storage_has_calls), remove its file too, so that
+ * a receiver's idle senders leave no files behind.  Opened with
+ * MQI_STORAGE_REMOVABLE, or nothing is removed.  *removed (may be NULL) is
+ * 1 when the file went.  A handle opening the same name meanwhile gets
+ * either this file before the removal is decided or a new one. */
+MkErrorE mqi_storage_close_if_empty(mqi_storage *st, int *removed, MkErrorC *err);
 /* True when committed data survives the process (a file, not memory). */
 int mqi_storage_durable(const mqi_storage *st);
 /* The file name, or ":memory:"; borrowed from the handle. */

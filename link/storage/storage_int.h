@@ -55,6 +55,8 @@ struct mqi_storage {
     char *file;                  /* as given, or ":memory:" */
     int durable;
     int in_txn;                  /* a BEGIN of ours is open */
+    int busy;                    /* the open found the file locked */
+    int removable;               /* opened under storage_dir.c's turns */
     sqlite3_stmt *stmt[STMT__N];
     char identity[33];
     MK_I64 next_id;              /* the id the next put gives */
@@ -66,6 +68,15 @@ struct mqi_storage {
 
 /* The SQL text of each statement, indexed by mqi_stmt. */
 extern const char *const mqi_storage_sql[STMT__N];
+
+/* Open file waiting up to wait_ms for a lock held by someone else; with
+ * wait_ms 0 not at all, and then *busy (may be NULL) is 1 when that was why
+ * the open failed. */
+MkErrorE mqi_storage_open_once(const char *file, int flags, int wait_ms, mqi_storage **out,
+                               int *busy, MkErrorC *err);
+/* mqi_storage_open of a MQI_STORAGE_REMOVABLE file (storage_dir.c). */
+MkErrorE mqi_storage_open_removable(const char *file, int flags, mqi_storage **out,
+                                    MkErrorC *err);
 
 /* Set err to "storage FILE: what: sqlite's reason", phrased for the common
  * causes (locked, corrupt, read-only, cannot open, disk full); MK_ERROR. */
