@@ -313,29 +313,14 @@ modes(void)
 
 static char srvdir[256];
 
-/* A directory for a receiver's per-sender files, removed with them. */
+/* A directory for a receiver's per-sender files (mqt_cleanup removes it). */
 static const char *
 server_dir(void)
 {
-    snprintf(srvdir, sizeof srvdir, "%s", mqt_temp_path("srvdir"));
-    MQT_CHECK(mkdir(srvdir, 0700) == 0);
+    snprintf(srvdir, sizeof srvdir, "%s", mqt_temp_dir("srvdir"));
     static char base[300];
     snprintf(base, sizeof base, "%s/srv.db", srvdir);
     return base;
-}
-
-static void
-remove_server_dir(void)
-{
-    DIR *d = opendir(srvdir);
-    struct dirent *e;
-    char p[600];
-    while (d && (e = readdir(d)))
-        if (e->d_name[0] != '.' && snprintf(p, sizeof p, "%s/%s", srvdir, e->d_name) > 0)
-            unlink(p);
-    if (d)
-        closedir(d);
-    rmdir(srvdir);
 }
 
 /* Files srv.db.IDENTITY in the server's directory. */
@@ -449,7 +434,6 @@ shared_identity(void)
     MQT_CHECK_MSG(refused == 10, "%d of 10 refused", refused);
     MqContextDelete(c);
     mqt_stop(server);
-    remove_server_dir();
 }
 
 /* The in-process receiver of the full-disk test: its files may not grow
@@ -585,7 +569,6 @@ disk_full(void)
     kill(srv, SIGTERM);
     waitpid(srv, NULL, 0);
     munmap((void *)executed, 4096);
-    remove_server_dir();
 }
 
 /* --max-senders bounds the sender files a receiver keeps, --max-storage
@@ -648,7 +631,6 @@ sender_limits(void)
     free(payload);
     MqContextDelete(b);
     mqt_stop(server);
-    remove_server_dir();
 }
 
 static const mqt_case cases[] = {

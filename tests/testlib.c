@@ -3,6 +3,7 @@
 #include "testlib.h"
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -23,6 +24,11 @@ static pid_t launched[MAX_LAUNCHED];
 static int nlaunched;
 static char *temps[MAX_TEMPS];
 static int ntemps;
+/* Directories of mqt_temp_dir and the process that made each: only that
+ * process removes it (a case's forked child inherits its runner's list). */
+static char *dirs[MAX_TEMPS];
+static pid_t dir_owner[MAX_TEMPS];
+static int ndirs;
 
 void
 mqt_fail(const char *file, int line, const char *fmt, ...)
@@ -119,6 +125,34 @@ mqt_temp_path(const char *stem)
     if (ntemps < MAX_TEMPS)
         temps[ntemps++] = p;
     return p;
+}
+
+const char *
+mqt_temp_dir(const char *stem)
+{
+    const char *p = mqt_temp_path(stem);
+    if (mkdir(p, 0700) != 0 || ndirs == MAX_TEMPS || !(dirs[ndirs] = strdup(p)))
+        abort();
+    dir_owner[ndirs++] = getpid();
+    return p;
+}
+
+/* A temporary directory's files (it has no subdirectories), then itself. */
+static void
+remove_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    char *p;
+    while (d && (e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+            asprintf(&p, "%s/%s", dir, e->d_name) >= 0) {
+            unlink(p);
+            free(p);
+        }
+    if (d)
+        closedir(d);
+    rmdir(dir);
 }
 
 int
@@ -219,4 +253,10 @@ mqt_cleanup(void)
         free(temps[i]);
     }
     ntemps = 0;
+    for (int i = 0; i < ndirs; i++) {
+        if (dir_owner[i] == getpid())
+            remove_dir(dirs[i]);
+        free(dirs[i]);
+    }
+    ndirs = 0;
 }

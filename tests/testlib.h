@@ -42,6 +42,9 @@ int mqt_failures(void);
 const char *mqt_build_path(const char *rel);
 /* A fresh temporary path for a socket or file (removed by mqt_cleanup). */
 const char *mqt_temp_path(const char *stem);
+/* A fresh temporary directory, removed with its files by mqt_cleanup in the
+ * process that made it (not in a child forked after). */
+const char *mqt_temp_dir(const char *stem);
 /* A free TCP port on 127.0.0.1. */
 int mqt_free_port(void);
 

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,11 +17,11 @@
 static MkErrorC *err;
 static char dir[256], file[300];
 
+/* A directory of its own per case (mqt_cleanup removes it). */
 static void
 fresh_dir(void)
 {
-    snprintf(dir, sizeof dir, "%s", mqt_temp_path("stdir"));
-    MQT_CHECK(mkdir(dir, 0700) == 0);
+    snprintf(dir, sizeof dir, "%s", mqt_temp_dir("stdir"));
     snprintf(file, sizeof file, "%s/srv.db.peer", dir);
 }
 
@@ -38,20 +37,6 @@ entries(void)
     if (d)
         closedir(d);
     return n;
-}
-
-static void
-remove_dir(void)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    char p[600];
-    while (d && (e = readdir(d)))
-        if (e->d_name[0] != '.' && snprintf(p, sizeof p, "%s/%s", dir, e->d_name) > 0)
-            unlink(p);
-    if (d)
-        closedir(d);
-    rmdir(dir);
 }
 
 static mqi_storage *
@@ -92,7 +77,6 @@ empty_removed(void)
     MQT_OK(mqi_storage_close_if_empty(st, &removed, err), MkErrorGetText(err));
     MQT_CHECK_MSG(removed == 0, "a storage holding a call was removed");
     MQT_CHECK_MSG(pending_at_path() == 1, "the call did not stay");
-    remove_dir();
 }
 
 /* Store one call on a handle that opened the name and close it. */
@@ -139,7 +123,6 @@ opener_during_removal(void)
                   status);
     MQT_CHECK_MSG(pending_at_path() == 1, "the second's call is not in the file at the name");
     close(ready[0]);
-    remove_dir();
 }
 
 enum { PROCS = 4, ROUNDS = 40, KEEP_EVERY = 10 };
@@ -200,7 +183,6 @@ many_instances(void)
     MK_I64 n = pending_at_path();
     MQT_CHECK_MSG(n == PROCS * (ROUNDS / KEEP_EVERY), "%lld of %d kept calls found", (long long)n,
                   PROCS * (ROUNDS / KEEP_EVERY));
-    remove_dir();
 }
 
 static const mqt_case cases[] = {
