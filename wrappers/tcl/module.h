@@ -10,11 +10,11 @@
 /* A thread-local read on every method call (runtime.c's last object and
  * state, buffer.c's spare value and its view) or several times per new server instance
  * (runtime.c's pending object and class and spare records, callback.c's
- * spare callbacks and factory flag).  The extension is -fPIC, so a plain one is reached through
+ * factory flag).  The extension is -fPIC, so a plain one is reached through
  * a __tls_get_addr call (global-dynamic); initial-exec makes it a load from
  * the thread pointer.  tclsh dlopens the extension after start, so these
  * come from glibc's static TLS surplus (512 bytes by default, shared by
- * every dlopened library): keep them few and small (116 bytes now); a bigger
+ * every dlopened library): keep them few and small (100 bytes now); a bigger
  * one (convert.c's scratch strings) stays general-dynamic.  Should the
  * surplus run out, `package require mqlink` fails with "cannot allocate
  * memory in static TLS block", never silently. */
