@@ -29,37 +29,78 @@ typedef struct mqtcl_cb {
     Tcl_Interp *interp;
     int scope;
     int append; /* append the context's object name */
-    /* `my METHOD` registered by context self's own method on itself:
-     * objv[0], self's `my`, is made on the first call (a server instance
-     * that is never called needs no name), and the callback comes from and
-     * goes back to the thread's spares (a new instance's setup allocates
-     * none, its delete frees none) */
+    /* `my METHOD` registered by a context's own method on itself: objv[1]
+     * is METHOD, objv[0] unused; the object is the context's at each call
+     * (an object destroyed before gets an error, not another's method).
+     * Shared by every instance that registers the same word (own_cbs):
+     * refs counts the services and the interpreter's cache that hold it. */
     int own_my;
-    mqtcl_obj *self;
-    struct mqtcl_cb *next; /* (among the spares) */
+    int refs;
     int objc;   /* words, plus a slot for the name when append */
     Tcl_Obj *objv[]; /* (one allocation: a server instance registers several) */
 } mqtcl_cb;
 
-/* The thread's spare own_my callbacks (all of two words), at most
- * MAX_SPARE_CBS: as many as a few instances' setups register.  Read on each
- * registration and free of a service (five per instance): module.h's hot
- * thread-locals. */
-enum { MAX_SPARE_CBS = 64 };
-static MQTCL_HOT_TLS struct {
-    mqtcl_cb *head;
-    int n;
-} spare_cbs;
-
 static void
-spare_cbs_drop(void)
+cb_release(mqtcl_cb *cb)
 {
-    while (spare_cbs.head) {
-        mqtcl_cb *cb = spare_cbs.head;
-        spare_cbs.head = cb->next;
-        ckfree(cb);
+    for (int i = 0; i < cb->objc; i++)
+        if (cb->objv[i])
+            Tcl_DecrRefCount(cb->objv[i]);
+    ckfree(cb);
+}
+
+/* Drop the interpreter's shared own_my callbacks (state_free): each goes
+ * with the last service that holds it. */
+void
+mqtcl_own_cbs_release(mqtcl_state *st)
+{
+    for (int i = 0; i < MQTCL_OWN_CBS; i++) {
+        mqtcl_cb *cb = st->own_cbs[i];
+        st->own_cbs[i] = NULL;
+        if (cb && --cb->refs == 0)
+            cb_release(cb);
     }
-    spare_cbs.n = 0;
+}
+
+/* The shared own_my callback of word (a new reference).  A setup
+ * registers the same words in the same order for every instance, and a
+ * literal of its body is the same Tcl_Obj each time: the slot after the
+ * last one found is the usual answer, one compare; else any slot with
+ * that object, then with that text; a new one takes a slot in turn. */
+static mqtcl_cb *
+own_shared(Tcl_Interp *interp, mqtcl_state *st, Tcl_Obj *word)
+{
+    mqtcl_cb *cb = st->own_cbs[st->own_hint];
+    int i;
+
+    if (cb && cb->objv[1] == word) {
+        i = st->own_hint;
+        goto found;
+    }
+    for (i = 0; i < MQTCL_OWN_CBS; i++)
+        if ((cb = st->own_cbs[i]) && cb->objv[1] == word)
+            goto found;
+    for (i = 0; i < MQTCL_OWN_CBS; i++)
+        if ((cb = st->own_cbs[i]) && strcmp(Tcl_GetString(cb->objv[1]), Tcl_GetString(word)) == 0)
+            goto found;
+    cb = (mqtcl_cb *)ckalloc(sizeof *cb + 2 * sizeof *cb->objv);
+    memset(cb, 0, sizeof *cb);
+    cb->interp = interp;
+    cb->scope = MQTCL_SCOPE_NOTIFIED;
+    cb->own_my = 1;
+    cb->refs = 1; /* the cache's */
+    cb->objc = 2;
+    cb->objv[0] = NULL;
+    cb->objv[1] = word;
+    Tcl_IncrRefCount(word);
+    i = st->own_next++ % MQTCL_OWN_CBS;
+    if (st->own_cbs[i] && --st->own_cbs[i]->refs == 0)
+        cb_release(st->own_cbs[i]);
+    st->own_cbs[i] = cb;
+found:
+    st->own_hint = (i + 1) % MQTCL_OWN_CBS;
+    cb->refs++;
+    return cb;
 }
 
 /* `my` as the calling method sees it: the object's TclOO `my` (for our fast
@@ -90,7 +131,7 @@ resolve_my(Tcl_Interp *interp, mqtcl_obj *self)
 static mqtcl_cb *
 own_callback(Tcl_Interp *interp, mqtcl_obj *self, int n, Tcl_Obj **w, int scope)
 {
-    mqtcl_cb *cb;
+    mqtcl_state *st;
     const char *word;
 
     if (n != 2 || scope != MQTCL_SCOPE_NOTIFIED || !self || !mqtcl_classes[self->cls].subclass)
@@ -98,25 +139,12 @@ own_callback(Tcl_Interp *interp, mqtcl_obj *self, int n, Tcl_Obj **w, int scope)
     /* (self->ns, once set, is the object's namespace: no TclOO call) */
     if (Tcl_GetCurrentNamespace(interp) != (self->ns ? self->ns : Tcl_GetObjectNamespace(self->obj)))
         return NULL;
-    word = Tcl_GetString(w[0]);
+    word = w[0]->bytes ? w[0]->bytes : Tcl_GetString(w[0]);
     if (w[0]->length != 2 || word[0] != 'm' || word[1] != 'y')
         return NULL;
-    if ((cb = spare_cbs.head)) {
-        spare_cbs.head = cb->next;
-        spare_cbs.n--;
-    } else {
-        cb = (mqtcl_cb *)ckalloc(sizeof *cb + 2 * sizeof *cb->objv);
-    }
-    memset(cb, 0, sizeof *cb);
-    cb->interp = interp;
-    cb->scope = scope;
-    cb->own_my = 1;
-    cb->self = self;
-    cb->objc = 2;
-    cb->objv[0] = NULL;
-    cb->objv[1] = w[1];
-    Tcl_IncrRefCount(w[1]);
-    return cb;
+    if (!(st = mqtcl_state_of(interp)))
+        return NULL;
+    return own_shared(interp, st, w[1]);
 }
 
 int
@@ -163,18 +191,8 @@ void
 mqtcl_cb_free(void *data)
 {
     mqtcl_cb *cb = data;
-    if (!cb)
-        return;
-    for (int i = 0; i < cb->objc; i++)
-        if (cb->objv[i])
-            Tcl_DecrRefCount(cb->objv[i]);
-    if (cb->own_my && spare_cbs.n < MAX_SPARE_CBS) {
-        cb->next = spare_cbs.head;
-        spare_cbs.head = cb;
-        spare_cbs.n++;
-        return;
-    }
-    ckfree(cb);
+    if (cb && (!cb->own_my || --cb->refs == 0))
+        cb_release(cb);
 }
 
 /* The Tcl error in interp as ctx's error. */
@@ -213,6 +231,27 @@ error_to_ctx(Tcl_Interp *interp, MqContextC *ctx, int rc)
     return MK_ERROR;
 }
 
+/* An own_my callback: METHOD of ctx's object (nothing of cb is read after
+ * the call, which may replace the service). */
+static MkErrorE
+own_call(MqContextC *ctx, mqtcl_cb *cb)
+{
+    mqtcl_obj *self = MqContextGetUserData(ctx);
+    Tcl_Interp *interp = cb->interp;
+    int rc;
+
+    if (!self) {
+        MqErrorSet(ctx, MK_ERR_GENERIC, "%s: the Tcl server instance has no object (destroyed)",
+                   Tcl_GetString(cb->objv[1]));
+        return MK_ERROR;
+    }
+    rc = mqtcl_call_own(self, interp, cb->objv[1]);
+    mqtcl_view_touch(MQTCL_CLASS_MqContextC, ctx);
+    if (rc == TCL_OK || rc == TCL_RETURN)
+        return MK_OK;
+    return error_to_ctx(interp, ctx, rc);
+}
+
 MkErrorE
 mqtcl_cb_call(MqContextC *ctx, void *data)
 {
@@ -223,20 +262,15 @@ mqtcl_cb_call(MqContextC *ctx, void *data)
     /* the link ran: a kept value of a context's read takes its own copy,
      * here and when the service returns (buffer.c) */
     mqtcl_view_touch(MQTCL_CLASS_MqContextC, ctx);
-    if (!cb->objv[0]) { /* own_my's first call (self lives while its services do) */
-        cb->objv[0] = mqtcl_ctx_my(cb->self);
-        Tcl_IncrRefCount(cb->objv[0]);
-    }
+    if (cb->own_my)
+        return own_call(ctx, cb);
     if (cb->append) {
         Tcl_Obj *name = mqtcl_from_CTX(ctx);
         Tcl_IncrRefCount(name);
         Tcl_DecrRefCount(cb->objv[cb->objc - 1]);
         cb->objv[cb->objc - 1] = name;
     }
-    if (cb->own_my && cb->self->oo_my) /* (objv[0] names this `my`) */
-        rc = mqtcl_call_my_global(cb->self, interp, cb->objc, cb->objv);
-    else
-        rc = Tcl_EvalObjv(interp, cb->objc, cb->objv, TCL_EVAL_GLOBAL);
+    rc = Tcl_EvalObjv(interp, cb->objc, cb->objv, TCL_EVAL_GLOBAL);
     mqtcl_view_touch(MQTCL_CLASS_MqContextC, ctx);
     if (rc == TCL_OK || rc == TCL_RETURN)
         return MK_OK;
@@ -364,7 +398,6 @@ thread_end(void)
         mqtcl_buf_release();
         Tcl_DeleteInterp(thread_interp);
         thread_interp = NULL;
-        spare_cbs_drop();
         mqtcl_objs_release();
         Tcl_FinalizeThread();
     }

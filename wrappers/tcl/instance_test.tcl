@@ -25,7 +25,7 @@ puts $fh {
         superclass MqContextC
         variable tag
         method ServerSetup {} {
-            foreach t {TAG_ CTOR MIXN PLAN LEVL DTOR GONE KEEP SHOW DEAD} {
+            foreach t {TAG_ CTOR MIXN PLAN LEVL DTOR GONE KEEP SHOW DEAD SELF} {
                 my ServiceCreate $t [list my $t]
             }
         }
@@ -81,6 +81,11 @@ puts $fh {
             my SendBUF $now
             my SendBUF $now
             my SendRETURN
+        }
+        # the instance's object goes; its context stays the library's
+        method SELF {} {
+            my SendSTART; my SendRETURN
+            [self] destroy
         }
         method PLAN {} {
             oo::define Srv mixin
@@ -178,6 +183,22 @@ case "a destructor's my of a C method after the library ended the context raises
     set r [$c ReadSTR]
     check {$r eq {1 {SendSTART: the context was deleted}}} "the destructor met: $r"
     call $c PLAN
+}
+
+# A service is its object's method: once a script destroyed a server
+# instance's object (the library still has its context), a call of the
+# instance's service answers with an error, never runs on another
+# instance's object (the next child's object reuses the destroyed one's
+# record).
+case "a service of an instance whose object was destroyed answers with an error" {
+    set ch [MqContextC new]
+    $ch LinkCreateChild $c
+    call $ch SELF
+    lassign [child_tag $c] t other
+    set r [raises {call $ch TAG_}]
+    if {$r eq ""} { set r [list answered [$ch ReadSTR] [$ch ReadSTR] "(the next child: $other)"] }
+    check {[string match "*has no object*" [lindex $r 0]]} "the call: $r"
+    $ch Delete
 }
 
 case "a service runs at global level though the event loop runs in a proc" {

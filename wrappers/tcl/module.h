@@ -10,11 +10,11 @@
 /* A thread-local read on every method call (runtime.c's last object and
  * state, buffer.c's spare value and its view) or several times per new server instance
  * (runtime.c's pending object and class and spare records, callback.c's
- * spare callbacks and factory flag).  The extension is -fPIC, so a plain one is reached through
+ * factory flag).  The extension is -fPIC, so a plain one is reached through
  * a __tls_get_addr call (global-dynamic); initial-exec makes it a load from
  * the thread pointer.  tclsh dlopens the extension after start, so these
  * come from glibc's static TLS surplus (512 bytes by default, shared by
- * every dlopened library): keep them few and small (116 bytes now); a bigger
+ * every dlopened library): keep them few and small (100 bytes now); a bigger
  * one (convert.c's scratch strings) stays general-dynamic.  Should the
  * surplus run out, `package require mqlink` fails with "cannot allocate
  * memory in static TLS block", never silently. */
@@ -30,6 +30,10 @@ typedef struct mqtcl_kept {
     Tcl_Obj *obj;
     unsigned long serial;
 } mqtcl_kept;
+
+/* Shared service callbacks kept per interpreter: as many words as a few
+ * servers' setups register. */
+#define MQTCL_OWN_CBS 16
 
 /* Per interpreter (assoc data "mqlink"): each interpreter has its own
  * classes, and an interpreter belongs to one thread. */
@@ -48,6 +52,10 @@ typedef struct mqtcl_state {
     mqtcl_kept setup_method;  /* the server setup's method name (callback.c) */
     mqtcl_kept word_my;       /* "my", the setup's first word (callback.c) */
     mqtcl_kept factory_class; /* the server instances' class name (callback.c) */
+    /* the services `my METHOD` of the last words registered (callback.c) */
+    struct mqtcl_cb *own_cbs[MQTCL_OWN_CBS];
+    unsigned own_next;       /* the slot the next new one takes */
+    int own_hint;            /* the slot after the last one found */
     unsigned long next_id;   /* names of new objects (runtime.c) */
     Tcl_Object class_objs[MQTCL_CLASS_COUNT]; /* the classes as objects (classcmd.c) */
     /* each class's last CreateTLS (classcmd.c): the ctor, its word and
@@ -104,7 +112,22 @@ mqtcl_view_touch(int cls, const void *c)
         mqtcl_view_keep();
 }
 
-mqtcl_state *mqtcl_state_of(Tcl_Interp *interp);
+/* The state last looked up in this thread, of an interpreter of this
+ * thread (a server instance asks several times; Tcl_GetAssocData is a
+ * string hash lookup): the usual answer is a compare, inline. */
+typedef struct {
+    Tcl_Interp *interp;
+    mqtcl_state *st;
+} mqtcl_last_state;
+extern MQTCL_HOT_TLS mqtcl_last_state mqtcl_last;
+mqtcl_state *mqtcl_state_lookup(Tcl_Interp *interp);
+static inline mqtcl_state *
+mqtcl_state_of(Tcl_Interp *interp)
+{
+    if (interp == mqtcl_last.interp)
+        return mqtcl_last.st;
+    return mqtcl_state_lookup(interp);
+}
 /* The mqlink state of a TclOO object, or NULL. */
 mqtcl_obj *mqtcl_self(Tcl_Object o);
 /* The context whose `my` cmd is, called from the current namespace, or NULL
@@ -147,9 +170,9 @@ void mqtcl_resolver_install(Tcl_Namespace *ns);
 int mqtcl_resolver_fits(Tcl_Namespace *ns, Tcl_Object obj);
 int mqtcl_fast_my(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[]);
 void mqtcl_fast_my_deleted(ClientData cd);
-/* `my METHOD ...` (objv) through self's TclOO `my` at global level, as
- * Tcl_EvalObjv with TCL_EVAL_GLOBAL would run it, without its lookup. */
-int mqtcl_call_my_global(mqtcl_obj *self, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[]);
+/* `my METHOD` through self's TclOO `my` at global level, as Tcl_EvalObjv
+ * with TCL_EVAL_GLOBAL would run it, without its lookup. */
+int mqtcl_call_own(mqtcl_obj *self, Tcl_Interp *interp, Tcl_Obj *method);
 /* Whether base's is the only constructor in class cls's chain (its
  * superclasses and mixins, transitively), read from TclOO's class records:
  * a new instance's constructors are then base's alone. */
@@ -187,6 +210,8 @@ void mqtcl_convert_init(void);
 
 /* callback.c */
 void mqtcl_ctx_destroyed(MqContextC *ctx, void *data);
+/* Drop st's shared service callbacks (the interpreter goes). */
+void mqtcl_own_cbs_release(mqtcl_state *st);
 int mqtcl_callback_init(Tcl_Interp *interp);
 /* A new context object whose class has a ServerSetup method becomes a
  * server: its setup runs that method on every new instance. */

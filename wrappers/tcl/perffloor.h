@@ -11,7 +11,7 @@
 typedef int floor_op(Tcl_Interp *interp, void *arg);
 
 /* A service call as the runtime makes it (callback.c, resolver.c's
- * mqtcl_call_my_global): objv {NS::my METHOD} handed straight to that
+ * mqtcl_call_own): objv {NS::my METHOD} handed straight to that
  * command's C procedure, no lookup by name (the floor calls from C at global
  * level already). */
 typedef struct {

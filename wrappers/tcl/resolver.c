@@ -14,7 +14,7 @@
  * Tcl_SetNamespaceResolvers is in Tcl's internal stub table (tclInt.h);
  * only this file and classcmd.c include the private headers (also for TclOO's epoch,
  * mqtcl_oo_epoch, a class's constructors, mqtcl_class_ctor_only, the
- * interpreter's frames, mqtcl_call_my_global, and where its result is,
+ * interpreter's frames, mqtcl_call_own, and where its result is,
  * mqtcl_result_offset). */
 #define HAVE_UNISTD_H 1 /* tclUnixPort.h: the system's unistd.h, not Tcl's compat one */
 #include <tclInt.h>
@@ -79,29 +79,36 @@ mqtcl_fast_my(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[]
     return fast_my_elsewhere(st, ns, interp, objc, objv);
 }
 
-/* What Tcl_EvalObjv(interp, objc, objv, TCL_EVAL_GLOBAL) does for a
- * service's `my METHOD`, less its lookup of TclOO's `my` by name and its
- * dispatch and exception records (callgrind: 419 instructions per call):
- * the call runs at global level and counts as one nesting level, as there,
- * and an error gets the same "while executing" line in -errorinfo (the
- * stack a failed service is logged with); a deleted interpreter or the
- * nesting limit take Tcl_EvalObjv's way, which says why. */
+/* A service's `my METHOD` on self: what Tcl_EvalObjv(interp, 2, {NS::my
+ * METHOD}, TCL_EVAL_GLOBAL) does, less its lookup of TclOO's `my` by name
+ * and its dispatch and exception records (callgrind: 419 instructions per
+ * call): the call runs at global level and counts as one nesting level, as
+ * there, and an error gets the same "while executing" line in -errorinfo
+ * (the stack a failed service is logged with); a deleted interpreter, the
+ * nesting limit or a `my` not TclOO's as we know it take Tcl_EvalObjv's way,
+ * which says why.  The words are held for the call: the service may
+ * destroy self (its `my` name goes with it) or replace itself. */
 int
-mqtcl_call_my_global(mqtcl_obj *self, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
+mqtcl_call_own(mqtcl_obj *self, Tcl_Interp *interp, Tcl_Obj *method)
 {
     Interp *i = (Interp *)interp;
     CallFrame *caller = i->varFramePtr;
+    Tcl_Obj *objv[2] = {mqtcl_ctx_my(self), method};
     int rc;
 
-    if ((i->flags & DELETED) || i->numLevels >= i->maxNestingDepth)
-        return Tcl_EvalObjv(interp, objc, objv, TCL_EVAL_GLOBAL);
+    Tcl_IncrRefCount(objv[0]);
+    Tcl_IncrRefCount(objv[1]);
+    if (!self->oo_my || (i->flags & DELETED) || i->numLevels >= i->maxNestingDepth) {
+        rc = Tcl_EvalObjv(interp, 2, objv, TCL_EVAL_GLOBAL);
+        goto done;
+    }
     i->varFramePtr = i->rootFramePtr;
     i->numLevels++;
-    rc = self->oo_my(self->oo_my_data, interp, objc, objv);
+    rc = self->oo_my(self->oo_my_data, interp, 2, objv);
     i->numLevels--;
     i->varFramePtr = caller;
     if (rc == TCL_ERROR && !(i->flags & ERR_ALREADY_LOGGED)) {
-        Tcl_Obj *cmd = Tcl_NewListObj(objc, objv);
+        Tcl_Obj *cmd = Tcl_NewListObj(2, objv);
         int n;
         const char *text;
 
@@ -111,6 +118,9 @@ mqtcl_call_my_global(mqtcl_obj *self, Tcl_Interp *interp, int objc, Tcl_Obj *con
         Tcl_DecrRefCount(cmd);
     }
     i->flags &= ~ERR_ALREADY_LOGGED;
+done:
+    Tcl_DecrRefCount(objv[0]);
+    Tcl_DecrRefCount(objv[1]);
     return rc;
 }
 

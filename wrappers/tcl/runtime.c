@@ -754,13 +754,7 @@ static const Tcl_MethodType new_type = {
 
 /* ---------------------------------------------------------------- state */
 
-/* The state last looked up in this thread, of an interpreter of this
- * thread (a server instance asks several times; Tcl_GetAssocData is a
- * string hash lookup). */
-static MQTCL_HOT_TLS struct {
-    Tcl_Interp *interp;
-    mqtcl_state *st;
-} last_state;
+MQTCL_HOT_TLS mqtcl_last_state mqtcl_last;
 
 static void
 state_free(ClientData cd, Tcl_Interp *interp)
@@ -768,14 +762,15 @@ state_free(ClientData cd, Tcl_Interp *interp)
     mqtcl_state *st = cd;
     Tcl_HashSearch s;
 
-    if (last_state.st == st)
-        last_state.interp = NULL, last_state.st = NULL;
+    if (mqtcl_last.st == st)
+        mqtcl_last.interp = NULL, mqtcl_last.st = NULL;
 
     for (Tcl_HashEntry *e = Tcl_FirstHashEntry(&st->overrides, &s); e; e = Tcl_NextHashEntry(&s))
         ckfree(Tcl_GetHashValue(e));
     Tcl_DeleteHashTable(&st->overrides);
     Tcl_DeleteHashTable(&st->tls);
     mqtcl_tls_forget(st, NULL);
+    mqtcl_own_cbs_release(st);
     if (st->word_my.obj)
         Tcl_DecrRefCount(st->word_my.obj);
     if (st->setup_method.obj)
@@ -786,15 +781,12 @@ state_free(ClientData cd, Tcl_Interp *interp)
 }
 
 mqtcl_state *
-mqtcl_state_of(Tcl_Interp *interp)
+mqtcl_state_lookup(Tcl_Interp *interp)
 {
-    mqtcl_state *st;
+    mqtcl_state *st = Tcl_GetAssocData(interp, "mqlink", NULL);
 
-    if (interp == last_state.interp)
-        return last_state.st;
-    st = Tcl_GetAssocData(interp, "mqlink", NULL);
     if (st && st->thread == Tcl_GetCurrentThread()) /* (state_free clears it) */
-        last_state.interp = interp, last_state.st = st;
+        mqtcl_last.interp = interp, mqtcl_last.st = st;
     return st;
 }
 
