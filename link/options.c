@@ -241,9 +241,8 @@ mqi_option_keys(mqi_cfgkey *keys, size_t max)
 }
 
 void
-mqi_config_init(mqi_config *c)
+mqi_config_defaults(mqi_config *c)
 {
-    memset(c, 0, sizeof *c);
     c->buffersize = MQI_DEFAULT_BUFFERSIZE;
     c->timeout_ms = (MK_I64)MQ_TIMEOUT_DEFAULT_SEC * 1000;
     c->max_frame = MQI_DEFAULT_MAX_FRAME;
