@@ -475,12 +475,14 @@ static MkErrorE
 config_file(MqContextC *ctx, int argc, const char **argv)
 {
     const char *file = NULL, *name = ctx->cfg.name;
-    for (int i = 1; i + 1 < argc && strcmp(argv[i], "@"); i++) {
-        if (strncmp(argv[i], "--", 2) || (argv[i][2] != 'c' && argv[i][2] != 'n'))
+    /* a NULL word ends the look: the parser reports it (mqi_options_parse) */
+    for (int i = 1; i + 1 < argc && argv[i] && (argv[i][0] != '@' || argv[i][1]); i++) {
+        const char *a = argv[i];
+        if (a[0] != '-' || a[1] != '-' || (a[2] != 'c' && a[2] != 'n'))
             continue; /* most are neither: no strcmp for them (every LinkCreate) */
-        if (!strcmp(argv[i], "--config"))
+        if (!strcmp(a, "--config"))
             file = argv[i + 1];
-        else if (!strcmp(argv[i], "--name"))
+        else if (!strcmp(a, "--name"))
             name = argv[i + 1];
     }
     if (!file)
