@@ -432,7 +432,7 @@ static MkErrorE
 option(MqContextC *ctx, int argc, const char **argv, int *i)
 {
     const char *o = argv[*i];
-    const mqi_option *row = strncmp(o, "--", 2) ? NULL : mqi_option_find(o + 2);
+    const mqi_option *row = o[0] == '-' && o[1] == '-' ? mqi_option_find(o + 2) : NULL;
     if (!row)
         return bad(ctx, "unknown option '%s' (try --help)", o);
     if (row->kind == MQI_OPT_FLAG || row->kind == MQI_OPT_HELP || row->kind == MQI_OPT_VERSION)
@@ -513,15 +513,18 @@ mqi_options_parse(MqContextC *ctx, int argc, const char **argv)
     mqi_config_own(&ctx->cfg); /* the options write its strings */
     if (config_file(ctx, argc, argv) != MK_OK)
         return MK_ERROR;
+    /* the words looked at by their characters, not with strcmp: every
+     * LinkCreate parses its options, a new parent's too */
     for (int i = 1; i < argc; i++) {
-        if (!argv[i])
+        const char *a = argv[i];
+        if (!a)
             return bad(ctx, "argument %s is NULL", "list");
-        if (!strcmp(argv[i], "@"))
+        if (a[0] == '@' && !a[1])
             return server_command(ctx, argc - i - 1, argv + i + 1) == MK_OK
                        ? check_combination(ctx) : MK_ERROR;
-        if (strncmp(argv[i], "--", 2) != 0)
-            return bad(ctx, "unexpected argument '%s' (link options start with --)", argv[i]);
-        if (!strcmp(argv[i], "--version"))
+        if (a[0] != '-' || a[1] != '-')
+            return bad(ctx, "unexpected argument '%s' (link options start with --)", a);
+        if (a[2] == 'v' && !strcmp(a, "--version"))
             mqi_version_exit(ctx, argv[0]);
         if (option(ctx, argc, argv, &i) != MK_OK)
             return MK_ERROR;
