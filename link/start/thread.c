@@ -61,14 +61,27 @@
  * s system per 50 000 parents).  The server makes 5 system calls per
  * parent: accept, the preamble's read, the answer's write, the read that
  * finds the client's close (a blocking read, event.c: kept_read_blocks;
- * it was poll + read), close.  User space runs ~3 490 instructions on the
+ * it was poll + read), close.  User space runs ~2 860 instructions on the
  * server (instance, setup and its services, delete: callgrind, 1 500
- * parents against 500; the most: MqServiceCreate 390 for perfserver's
- * services, malloc and free 380, mutexes 225, the loop 210) and ~3 260 on
- * the client (malloc and free 600, the options parsed 450); once ~5 300
+ * parents against 500; the most: MqServiceCreate 310 for perfserver's
+ * services, malloc and free 300, the loop 205, p's mutex 120) and ~2 950
+ * on the client (malloc and free 590, the options parsed 590); once ~5 300
  * and ~4 100 (a context and a connection not from calloc, the listener's
  * strings borrowed, the option rows indexed, a fixed text for the peer's
- * close, the first services in the context).  On TCP the server makes 5
+ * close, the first services in the context), then ~3 490 and ~3 260 (a
+ * slot armed and disarmed under its mutex, a connection's receive streams
+ * zeroed in it, a context zeroed twice).  Per parent that user space is
+ * ~1.1-1.7 us a side (perf stat user time, under load), what the link
+ * costs beyond the waiting floor besides the pool's own futex calls:
+ * 0.08-0.22 per parent, nearly all from the watcher's tick (perf record
+ * of their call sites, 20 000 parents): almost every tick ends with all
+ * threads serving and a connection waiting, so the watcher wakes a parked
+ * thread, which parks again once a thread finishes while another accepts
+ * (the pool swings between four and five serving threads under five
+ * workers): per tick its timed wait, a wake on p's mutex, the signal, the
+ * parked thread's wait and a wake on the mutex, 0.02 ticks per parent.
+ * (Looking at the backlog with mu released did not change that: the
+ * mutex's waiter was there before the watcher's poll.)  On TCP the server makes 5
  * and the client 7 system calls per parent, as the floor's: a parent's
  * client resets at once instead of sending _CLS (link.c).
  *
