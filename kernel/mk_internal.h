@@ -74,9 +74,13 @@ MKI_SHARED void mki_error_release(MkErrorC *err);
  * of allocating one (a link's ordinary end, once per parent). */
 MKI_SHARED MkErrorE mki_error_set_fixed(MkErrorC *err, MK_I32 code, const char *text);
 
-/* Initialise / release a stream embedded in another struct. */
+/* Initialise / release a stream embedded in another struct (zeroed storage
+ * is an initialised empty stream: MK_TYPE_NONE is 0).  mki_stream_free
+ * leaves it empty and ready again; mki_stream_release leaves garbage, for
+ * storage about to be freed (a context's send stream, once per parent). */
 MKI_SHARED void mki_stream_init(MkBufferStreamC *bus);
 MKI_SHARED void mki_stream_free(MkBufferStreamC *bus);
+MKI_SHARED void mki_stream_release(MkBufferStreamC *bus);
 /* Make room for n more bytes; MK_ERROR when out of memory. */
 MkErrorE mki_stream_reserve(MkBufferStreamC *bus, size_t n);
 /* Replace the stream's content with a copy of received bytes, ready to read. */

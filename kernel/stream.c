@@ -121,6 +121,15 @@ mki_stream_init(MkBufferStreamC *bus)
     mki_buffer_init(&bus->rbuf);
 }
 
+_Static_assert(MK_TYPE_NONE == 0, "zeroed storage is an empty stream (mk_internal.h)");
+
+void
+mki_stream_release(MkBufferStreamC *bus)
+{
+    free(bus->data);
+    free(bus->rbuf.heap);
+}
+
 void
 mki_stream_free(MkBufferStreamC *bus)
 {

@@ -54,7 +54,8 @@ mqi_block_run(MqBlockingFnF fn, void *arg)
         errno = s.err;
         return stopped;
     }
-    stopped = 0;
+    /* no runtime's call, nothing stops a section: stopped (thread-local,
+     * a __tls_get_addr call in a shared library) is not touched */
     void *token = enter_fn ? enter_fn() : NULL;
     fn(arg);
     if (leave_fn) {
@@ -68,7 +69,7 @@ mqi_block_run(MqBlockingFnF fn, void *arg)
 int
 mqi_block_stopped(void)
 {
-    return stopped;
+    return run_fn && stopped;
 }
 
 typedef struct {

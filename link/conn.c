@@ -214,6 +214,7 @@ mqi_conn_free(mqi_conn *c)
     for (int i = 0; i < c->nrstack; i++)
         if (c->rstack[i])
             MkBufferStreamDelete(c->rstack[i]);
+    free(c->rstack);
     total_sub(c->rbuf.cap);
     free(c->rbuf.p);
     free(c->wbuf.p);
@@ -675,28 +676,35 @@ mqi_conn_recv_preamble(mqi_conn *c, MK_I64 timeout_ms)
 {
     unsigned char pre[MQI_PREAMBLE_SIZE];
     size_t have = 0;
-    MK_I64 deadline = timeout_ms < 0 ? -1 : mqi_now_ms() + timeout_ms;
+    MK_I64 deadline = -1; /* taken by the first wait: a server's look needs no clock */
     /* A server reads the client's preamble first without waiting: the
      * client sends it right after connect, so by the time an instance
      * runs it is nearly always there, and poll would cost a system call
      * per parent for nothing.  A client's answer is not there yet. */
     int look = c->is_server;
     while (have < sizeof pre) {
-        MK_I64 left = deadline < 0 ? -1 : deadline - mqi_now_ms();
-        if (deadline >= 0 && left <= 0) {
-            mqi_conn_fail(c, MQ_ERR_TIMEOUT, "no handshake from the peer within %lld ms",
-                          (long long)timeout_ms);
-            return MK_ERROR;
-        }
-        /* as in the loop: a read that waits, when its receive timeout ends
-         * before the deadline (one system call instead of poll + read) */
         int flags = MSG_DONTWAIT, ev = 0;
-        if (look || mqi_conn_buffered(c))
+        if (look || mqi_conn_buffered(c)) {
             look = 0; /* a server's first look, or decrypted input waiting (poll would not see it) */
-        else if (c->rcvtimeo_ms > 0 && (left < 0 || left >= c->rcvtimeo_ms))
-            flags = 0;
-        else if ((ev = wait_fd(c->fd, POLLIN, left)) == 0)
-            continue;
+        } else {
+            MK_I64 left = -1;
+            if (timeout_ms >= 0) {
+                MK_I64 now = mqi_now_ms();
+                if (deadline < 0)
+                    deadline = now + timeout_ms;
+                if ((left = deadline - now) <= 0) {
+                    mqi_conn_fail(c, MQ_ERR_TIMEOUT, "no handshake from the peer within %lld ms",
+                                  (long long)timeout_ms);
+                    return MK_ERROR;
+                }
+            }
+            /* as in the loop: a read that waits, when its receive timeout
+             * ends before the deadline (one system call instead of poll + read) */
+            if (c->rcvtimeo_ms > 0 && (left < 0 || left >= c->rcvtimeo_ms))
+                flags = 0;
+            else if ((ev = wait_fd(c->fd, POLLIN, left)) == 0)
+                continue;
+        }
         if (ev < 0) {
             mqi_conn_fail(c, MQ_ERR_LINK, "waiting for the handshake failed: %s", strerror(errno));
             return MK_ERROR;

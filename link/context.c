@@ -14,9 +14,10 @@ MqContextCreate(void)
     MqContextC *ctx = mki_zalloc(sizeof *ctx);
     if (!ctx)
         return NULL;
-    mqi_config_init(&ctx->cfg);
+    /* zeroed: the configuration needs only its defaults, the send stream
+     * and the error nothing (mk_internal.h) */
+    mqi_config_defaults(&ctx->cfg);
     ctx->err = &ctx->err_store;
-    mki_stream_init(&ctx->send);
     ctx->send.err = ctx->err;
     ctx->svc = ctx->svc_inline;
     ctx->capsvc = (int)(sizeof ctx->svc_inline / sizeof *ctx->svc_inline);
@@ -43,14 +44,17 @@ MqContextDelete(MqContextC *ctx)
     }
     MqLinkDelete(ctx);
     mqi_hooks_context_delete(ctx);
+    /* the context goes: its callbacks' data freed, nothing cleared */
     for (int i = 0; i < ctx->nsvc; i++)
-        cb_release(&ctx->svc[i].cb, 1);
+        if (ctx->svc[i].cb.free)
+            ctx->svc[i].cb.free(ctx->svc[i].cb.data);
     if (ctx->svc != ctx->svc_inline)
         free(ctx->svc);
-    cb_release(&ctx->setup, ctx->setup_owned);
+    if (ctx->setup_owned && ctx->setup.free)
+        ctx->setup.free(ctx->setup.data);
     if (ctx->factory.owned && ctx->factory.free)
         ctx->factory.free(ctx->factory.data);
-    mki_stream_free(&ctx->send);
+    mki_stream_release(&ctx->send);
     MkBufferStreamDelete(ctx->ret);
     mqi_config_release(&ctx->cfg);
     mki_error_release(ctx->err);

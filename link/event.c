@@ -12,11 +12,12 @@
 #include "link_int.h"
 #include "trace.h"
 
-/* The stream a call's body is received into at the current nesting depth. */
+/* The stream a call's body is received into at the current nesting depth
+ * (below MQI_MAX_NEST); NULL when out of memory. */
 static MkBufferStreamC *
 depth_stream(mqi_conn *c)
 {
-    if (c->depth >= MQI_MAX_NEST)
+    if (!c->rstack && !(c->rstack = calloc(MQI_MAX_NEST, sizeof *c->rstack)))
         return NULL;
     if (!c->rstack[c->depth]) {
         c->rstack[c->depth] = MkBufferStreamCreate();
@@ -185,12 +186,12 @@ next_frame(mqi_conn *c)
         MkErrorSet(c->err, MQ_ERR_PROTOCOL, "frame says %u items, body has %d", h.items, count);
         goto malformed;
     }
-    MkBufferStreamC *body = depth_stream(c);
-    if (!body) {
+    if (c->depth >= MQI_MAX_NEST) {
         mqi_conn_fail(c, MQ_ERR_PROTOCOL, "calls nested deeper than %d", MQI_MAX_NEST);
         return MK_ERROR;
     }
-    if (mki_stream_load(body, data, h.len, c->swap) != MK_OK) {
+    MkBufferStreamC *body = depth_stream(c);
+    if (!body || mki_stream_load(body, data, h.len, c->swap) != MK_OK) {
         mqi_conn_fail(c, MK_ERR_MEMORY, "out of memory receiving %u bytes", h.len);
         return MK_ERROR;
     }

@@ -175,8 +175,10 @@ MqLinkCreate(MqContextC *ctx, int argc, const char **argv)
     MkErrorReset(ctx->err);
     if (mqi_options_parse(ctx, argc, argv) != MK_OK)
         return MK_ERROR;
-    if (!ctx->cfg.name && argc > 0 && argv[0])
-        MqConfigSetName(ctx, strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0]);
+    if (!ctx->cfg.name && argc > 0 && argv[0]) {
+        const char *base = strrchr(argv[0], '/');
+        MqConfigSetName(ctx, base ? base + 1 : argv[0]);
+    }
     if (mqi_hooks_link_create(ctx) != MK_OK)
         return MK_ERROR;
     const mqi_transport *tp = mqi_transport_get(ctx->cfg.tp);

@@ -167,7 +167,8 @@ typedef struct mqi_config {
     } secure;
 } mqi_config;
 
-void mqi_config_init(mqi_config *c);
+/* The defaults of a zeroed configuration (every field not set here is 0). */
+void mqi_config_defaults(mqi_config *c);
 /* Free what c holds; c is garbage after it (overwritten, or its context
  * goes away). */
 void mqi_config_release(mqi_config *c);
@@ -327,7 +328,10 @@ typedef struct mqi_conn {
     int sid_sent;       /* our storage identity went to the peer */
     char *peer_id;      /* the peer's storage identity (receiver side) */
     uint32_t answers_since_lwm;
-    MkBufferStreamC *rstack[MQI_MAX_NEST]; /* received bodies by dispatch depth */
+    /* Received bodies by dispatch depth: MQI_MAX_NEST entries, allocated
+     * with the first frame, so a link that ends after its handshake (a
+     * parent) neither allocates nor zeroes them (512 bytes a side). */
+    MkBufferStreamC **rstack;
     int nrstack;                           /* rstack entries ever created */
     int depth;
 } mqi_conn;

@@ -224,6 +224,28 @@ test_help(void)
         }
 }
 
+/* A NULL word in the list (anywhere but after argc) is the caller's error,
+ * reported as one, not a crash: the --config look over argv ran before
+ * the parser's check and read it (SIGSEGV).  In a child, so that a crash
+ * fails this case alone. */
+static void
+test_null_word(void)
+{
+    pid_t pid = fork();
+    MQT_CHECK(pid >= 0);
+    if (pid == 0) {
+        const char *argv[] = {"prog", NULL, "--uds", "--file", "x"};
+        MqContextC *ctx = MqContextCreate();
+        MkErrorE rc = mqi_options_parse(ctx, 5, argv);
+        _exit(rc == MK_ERROR && strstr(MkErrorGetText(ctx->err), "NULL") ? 0 : 5);
+    }
+    int status = 0;
+    MQT_CHECK(waitpid(pid, &status, 0) == pid);
+    MQT_CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+                  "a NULL argument: %s %d", WIFSIGNALED(status) ? "signal" : "status",
+                  WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+}
+
 static const mqt_case cases[] = {
     {"the known options have rows", test_known_rows},
     {"each row is found by its name, no row by another", test_find_each_row},
@@ -231,6 +253,7 @@ static const mqt_case cases[] = {
     {"every option is taken on the command line", test_command_line},
     {"every option is a config key (unless command-line only)", test_config_keys},
     {"--help lists every option (unless hidden)", test_help},
+    {"a NULL argument is an error, not a crash", test_null_word},
     {NULL, NULL},
 };
 

@@ -241,9 +241,8 @@ mqi_option_keys(mqi_cfgkey *keys, size_t max)
 }
 
 void
-mqi_config_init(mqi_config *c)
+mqi_config_defaults(mqi_config *c)
 {
-    memset(c, 0, sizeof *c);
     c->buffersize = MQI_DEFAULT_BUFFERSIZE;
     c->timeout_ms = (MK_I64)MQ_TIMEOUT_DEFAULT_SEC * 1000;
     c->max_frame = MQI_DEFAULT_MAX_FRAME;
@@ -433,7 +432,7 @@ static MkErrorE
 option(MqContextC *ctx, int argc, const char **argv, int *i)
 {
     const char *o = argv[*i];
-    const mqi_option *row = strncmp(o, "--", 2) ? NULL : mqi_option_find(o + 2);
+    const mqi_option *row = o[0] == '-' && o[1] == '-' ? mqi_option_find(o + 2) : NULL;
     if (!row)
         return bad(ctx, "unknown option '%s' (try --help)", o);
     if (row->kind == MQI_OPT_FLAG || row->kind == MQI_OPT_HELP || row->kind == MQI_OPT_VERSION)
@@ -476,12 +475,14 @@ static MkErrorE
 config_file(MqContextC *ctx, int argc, const char **argv)
 {
     const char *file = NULL, *name = ctx->cfg.name;
-    for (int i = 1; i + 1 < argc && strcmp(argv[i], "@"); i++) {
-        if (strncmp(argv[i], "--", 2) || (argv[i][2] != 'c' && argv[i][2] != 'n'))
+    /* a NULL word ends the look: the parser reports it (mqi_options_parse) */
+    for (int i = 1; i + 1 < argc && argv[i] && (argv[i][0] != '@' || argv[i][1]); i++) {
+        const char *a = argv[i];
+        if (a[0] != '-' || a[1] != '-' || (a[2] != 'c' && a[2] != 'n'))
             continue; /* most are neither: no strcmp for them (every LinkCreate) */
-        if (!strcmp(argv[i], "--config"))
+        if (!strcmp(a, "--config"))
             file = argv[i + 1];
-        else if (!strcmp(argv[i], "--name"))
+        else if (!strcmp(a, "--name"))
             name = argv[i + 1];
     }
     if (!file)
@@ -512,15 +513,18 @@ mqi_options_parse(MqContextC *ctx, int argc, const char **argv)
     mqi_config_own(&ctx->cfg); /* the options write its strings */
     if (config_file(ctx, argc, argv) != MK_OK)
         return MK_ERROR;
+    /* the words looked at by their characters, not with strcmp: every
+     * LinkCreate parses its options, a new parent's too */
     for (int i = 1; i < argc; i++) {
-        if (!argv[i])
+        const char *a = argv[i];
+        if (!a)
             return bad(ctx, "argument %s is NULL", "list");
-        if (!strcmp(argv[i], "@"))
+        if (a[0] == '@' && !a[1])
             return server_command(ctx, argc - i - 1, argv + i + 1) == MK_OK
                        ? check_combination(ctx) : MK_ERROR;
-        if (strncmp(argv[i], "--", 2) != 0)
-            return bad(ctx, "unexpected argument '%s' (link options start with --)", argv[i]);
-        if (!strcmp(argv[i], "--version"))
+        if (a[0] != '-' || a[1] != '-')
+            return bad(ctx, "unexpected argument '%s' (link options start with --)", a);
+        if (a[2] == 'v' && !strcmp(a, "--version"))
             mqi_version_exit(ctx, argv[0]);
         if (option(ctx, argc, argv, &i) != MK_OK)
             return MK_ERROR;

@@ -41,28 +41,53 @@ grow(MqContextC *ctx)
     return MK_OK;
 }
 
-MkErrorE
-MqServiceCreate(MqContextC *ctx, const char *token, MqServiceCallF fn, void *data,
-                MqDataFreeF free_fn)
+/* Why ServiceCreate refuses token and fn (out of line: a server's setup
+ * creates its services for every instance, one per parent). */
+static __attribute__((noinline, cold)) MkErrorE
+refused(MqContextC *ctx, const char *token, MqServiceCallF fn)
 {
     if (!mqi_token_valid(token))
         return MkErrorSet(ctx->err, MK_ERR_ARGUMENT,
                           "ServiceCreate: token '%s' is not exactly 4 printable characters",
                           token ? token : "(null)");
-    if (!fn)
-        return MkErrorSet(ctx->err, MK_ERR_ARGUMENT, "ServiceCreate: no function for '%s'",
-                          token);
-    mqi_service *s = find(ctx, token_word(token));
-    if (s) {
-        if (s->cb.free)
-            s->cb.free(s->cb.data);
-    } else {
-        if (ctx->nsvc == ctx->capsvc && grow(ctx) != MK_OK)
-            return MkErrorSet(ctx->err, MK_ERR_MEMORY, "ServiceCreate: out of memory");
-        s = &ctx->svc[ctx->nsvc++];
-        s->token = token_word(token);
-    }
-    s->cb = (mqi_cb){fn, data, free_fn};
+    (void)fn;
+    return MkErrorSet(ctx->err, MK_ERR_ARGUMENT, "ServiceCreate: no function for '%s'", token);
+}
+
+/* A service registered again: its old callback's data is freed. */
+static __attribute__((noinline)) void
+replace(mqi_service *s, const mqi_cb *cb)
+{
+    if (s->cb.free)
+        s->cb.free(s->cb.data);
+    s->cb = *cb;
+}
+
+/* The table full: it moves to the heap or doubles, then takes word. */
+static __attribute__((noinline)) MkErrorE
+append_grown(MqContextC *ctx, uint32_t word, const mqi_cb *cb)
+{
+    if (grow(ctx) != MK_OK)
+        return MkErrorSet(ctx->err, MK_ERR_MEMORY, "ServiceCreate: out of memory");
+    ctx->svc[ctx->nsvc++] = (mqi_service){word, *cb};
+    return MK_OK;
+}
+
+MkErrorE
+MqServiceCreate(MqContextC *ctx, const char *token, MqServiceCallF fn, void *data,
+                MqDataFreeF free_fn)
+{
+    if (!mqi_token_valid(token) || !fn)
+        return refused(ctx, token, fn);
+    uint32_t word = token_word(token);
+    mqi_cb cb = {fn, data, free_fn};
+    mqi_service *s = find(ctx, word);
+    if (s)
+        replace(s, &cb);
+    else if (ctx->nsvc == ctx->capsvc)
+        return append_grown(ctx, word, &cb);
+    else
+        ctx->svc[ctx->nsvc++] = (mqi_service){word, cb};
     return MK_OK;
 }
 

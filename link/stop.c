@@ -33,9 +33,9 @@ on_stop(int sig)
 void
 mqi_stop_catch(void)
 {
-    struct sigaction sa = {.sa_handler = on_stop}; /* no SA_RESTART: waits end */
-    if (caught)
+    if (caught) /* every instance of a listener: before sa is even made */
         return;
+    struct sigaction sa = {.sa_handler = on_stop}; /* no SA_RESTART: waits end */
     owner = pthread_self();
     sigemptyset(&sa.sa_mask);
     for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)

@@ -61,14 +61,27 @@
  * s system per 50 000 parents).  The server makes 5 system calls per
  * parent: accept, the preamble's read, the answer's write, the read that
  * finds the client's close (a blocking read, event.c: kept_read_blocks;
- * it was poll + read), close.  User space runs ~3 490 instructions on the
+ * it was poll + read), close.  User space runs ~2 860 instructions on the
  * server (instance, setup and its services, delete: callgrind, 1 500
- * parents against 500; the most: MqServiceCreate 390 for perfserver's
- * services, malloc and free 380, mutexes 225, the loop 210) and ~3 260 on
- * the client (malloc and free 600, the options parsed 450); once ~5 300
+ * parents against 500; the most: MqServiceCreate 310 for perfserver's
+ * services, malloc and free 300, the loop 205, p's mutex 120) and ~2 950
+ * on the client (malloc and free 590, the options parsed 590); once ~5 300
  * and ~4 100 (a context and a connection not from calloc, the listener's
  * strings borrowed, the option rows indexed, a fixed text for the peer's
- * close, the first services in the context).  On TCP the server makes 5
+ * close, the first services in the context), then ~3 490 and ~3 260 (a
+ * slot armed and disarmed under its mutex, a connection's receive streams
+ * zeroed in it, a context zeroed twice).  Per parent that user space is
+ * ~1.1-1.7 us a side (perf stat user time, under load), what the link
+ * costs beyond the waiting floor besides the pool's own futex calls:
+ * 0.08-0.22 per parent, nearly all from the watcher's tick (perf record
+ * of their call sites, 20 000 parents): almost every tick ends with all
+ * threads serving and a connection waiting, so the watcher wakes a parked
+ * thread, which parks again once a thread finishes while another accepts
+ * (the pool swings between four and five serving threads under five
+ * workers): per tick its timed wait, a wake on p's mutex, the signal, the
+ * parked thread's wait and a wake on the mutex, 0.02 ticks per parent.
+ * (Looking at the backlog with mu released did not change that: the
+ * mutex's waiter was there before the watcher's poll.)  On TCP the server makes 5
  * and the client 7 system calls per parent, as the floor's: a parent's
  * client resets at once instead of sending _CLS (link.c).
  *
@@ -156,13 +169,22 @@ typedef struct pool {
 } pool;
 
 /* A pool thread's keeper: the deadline of its instance's wait, which the
- * watcher keeps (keep) so that the wait has no timeout of its own. */
+ * watcher keeps (keep) so that the wait has no timeout of its own.
+ *
+ * The thread arms and disarms its slot with one atomic operation each on
+ * state; the watcher looks at an armed slot only with the slot's mu held
+ * and state SLOT_LOOKED (taken from SLOT_ARMED), so a disarm that finds
+ * the slot looked at takes mu too, and waits until the watcher is done
+ * with fd: the watcher never shuts down a socket the link has closed (and
+ * another link may have been given its number).  The slot's own lock on
+ * every arm and disarm cost ~110 instructions per parent (callgrind). */
+enum { SLOT_IDLE, SLOT_ARMED, SLOT_LOOKED, SLOT_FIRED };
 typedef struct slot {
     mqi_keeper k; /* first: the loop's view */
     pool *p;
-    pthread_mutex_t mu; /* fd, deadline and fired, between the thread and the watcher */
-    int fd;             /* waited on, -1: no wait */
-    int fired;          /* the deadline passed: fd's reading side shut down */
+    pthread_mutex_t mu; /* held by the watcher while it looks (SLOT_LOOKED) */
+    int state;          /* SLOT_*, atomic */
+    int fd;             /* waited on, while armed */
     MK_I64 deadline;
     struct slot *next; /* in p->slots, under p->mu */
 } slot;
@@ -176,11 +198,9 @@ slot_arm(mqi_keeper *k, int fd, MK_I64 deadline)
 {
     slot *s = (slot *)k;
     pool *p = s->p;
-    pthread_mutex_lock(&s->mu);
-    s->fd = fd;
+    s->fd = fd; /* the slot is idle: the watcher does not read these now */
     s->deadline = deadline;
-    s->fired = 0;
-    pthread_mutex_unlock(&s->mu);
+    __atomic_store_n(&s->state, SLOT_ARMED, __ATOMIC_RELEASE);
     MK_I64 at = __atomic_load_n(&p->keep_at, __ATOMIC_ACQUIRE);
     while (at < 0 || deadline < at) {
         if (__atomic_compare_exchange_n(&p->keep_at, &at, deadline, 0, __ATOMIC_ACQ_REL,
@@ -194,15 +214,20 @@ slot_arm(mqi_keeper *k, int fd, MK_I64 deadline)
     }
 }
 
+/* Before the link may close fd: keep never shuts down another's. */
 static int
 slot_disarm(mqi_keeper *k)
 {
     slot *s = (slot *)k;
+    int was = SLOT_ARMED;
+    if (__atomic_compare_exchange_n(&s->state, &was, SLOT_IDLE, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE))
+        return 0;
+    /* looked at (or fired): the watcher holds mu while it looks */
     pthread_mutex_lock(&s->mu);
-    int fired = s->fired;
-    s->fd = -1; /* before the link may close it: keep never shuts down another's */
+    was = __atomic_exchange_n(&s->state, SLOT_IDLE, __ATOMIC_ACQ_REL);
     pthread_mutex_unlock(&s->mu);
-    return fired;
+    return was == SLOT_FIRED;
 }
 
 /* End the waits whose deadline passed (shutdown of the reading side wakes
@@ -216,11 +241,15 @@ keep(pool *p)
     __atomic_store_n(&p->keep_at, -1, __ATOMIC_RELEASE);
     for (slot *s = p->slots; s; s = s->next) {
         pthread_mutex_lock(&s->mu);
-        if (s->fd >= 0 && !s->fired && s->deadline <= now) {
-            s->fired = 1;
-            shutdown(s->fd, SHUT_RD);
-        } else if (s->fd >= 0 && !s->fired && (next < 0 || s->deadline < next)) {
-            next = s->deadline;
+        int was = SLOT_ARMED;
+        if (__atomic_compare_exchange_n(&s->state, &was, SLOT_LOOKED, 0, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_ACQUIRE)) {
+            int fire = s->deadline <= now;
+            if (fire)
+                shutdown(s->fd, SHUT_RD);
+            else if (next < 0 || s->deadline < next)
+                next = s->deadline;
+            __atomic_store_n(&s->state, fire ? SLOT_FIRED : SLOT_ARMED, __ATOMIC_RELEASE);
         }
         pthread_mutex_unlock(&s->mu);
     }
@@ -439,7 +468,7 @@ static void *
 worker(void *arg)
 {
     pool *p = arg;
-    slot s = {.k = {slot_arm, slot_disarm}, .p = p, .fd = -1};
+    slot s = {.k = {slot_arm, slot_disarm}, .p = p, .state = SLOT_IDLE, .fd = -1};
     pthread_mutex_init(&s.mu, NULL);
     pthread_mutex_lock(&p->mu);
     s.next = p->slots;
