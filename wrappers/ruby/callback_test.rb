@@ -146,7 +146,7 @@ end
 # The glue reads a receiver's data unchecked (runtime.h: mqrb_ctx_self), so
 # a context method must never reach another object: Ruby refuses to bind it,
 # and every way to make a context's object gives one of the context's type.
-test "a context method runs only on a context: bind_call raises, allocate and a subclass make contexts" do
+test "a context method runs only on a context: bind_call raises, allocate makes contexts" do
   [MkBufferC.new, Object.new, MkBufferListC.new].each do |o|
     e = raises(TypeError) { MqContextC.instance_method(:ReadItemExists).bind_call(o) }
     check e.message.include?("MqContextC"), e.message

@@ -95,9 +95,10 @@ mqrb_plain_get(VALUE self, const rb_data_type_t *type, const char *fn)
  * or of a subclass is made by the class's allocator (new, allocate, dup
  * and clone, Marshal), so it is a typed T_DATA of the class's type or of
  * one with the same layout (a deleted context's).  The data pointer alone
- * is read: ~13 instructions less per context call, ~4 per plain one, than
- * mqrb_typed and mqrb_plain_typed, which arguments still take
- * (buffer_test.rb and callback_test.rb: bind_call, subclasses, deleted). */
+ * is read: ~14 instructions less per context call (SendBUF 45 -> 30), ~8
+ * per plain one (AppendBUF 48 -> 40), than mqrb_typed and mqrb_plain_typed,
+ * which arguments still take (buffer_test.rb and callback_test.rb:
+ * bind_call, subclasses, deleted). */
 void *mqrb_deleted_ptr(VALUE self, const char *fn);
 static inline void *
 mqrb_plain_self(VALUE self, const char *fn)
