@@ -143,6 +143,24 @@ test "a deleted context raises; a child whose parent went raises on its next cal
   check e.message == "SendSTART: the object was deleted", e.message
 end
 
+# The glue reads a receiver's data unchecked (runtime.h: mqrb_ctx_self), so
+# a context method must never reach another object: Ruby refuses to bind it,
+# and every way to make a context's object gives one of the context's type.
+test "a context method runs only on a context: bind_call raises, allocate makes contexts" do
+  [MkBufferC.new, Object.new, MkBufferListC.new].each do |o|
+    e = raises(TypeError) { MqContextC.instance_method(:ReadItemExists).bind_call(o) }
+    check e.message.include?("MqContextC"), e.message
+  end
+  odd = Class.new(MqContextC) { def self.allocate = Object.new } # new does not call it
+  [MqContextC.allocate, Class.new(MqContextC).allocate, odd.new].each do |k|
+    check k.LinkIsConnected() == false, k.inspect
+    k.Delete
+    e = raises(MkExceptionC) { k.ReadItemExists() }
+    check e.message == "ReadItemExists: the object was deleted", e.message
+  end
+  raises(TypeError) { Marshal.load(Marshal.dump(c)) }
+end
+
 # The parent, young, is reachable only through the old child's mark: made in
 # a frame of its own that is gone, so no stale stack slot holds it either.
 def adopt_new_parent(kid)

@@ -139,7 +139,7 @@ MkBufferC_Delete(VALUE self)
 static VALUE
 MkBufferC_Dup(VALUE self)
 {
-    MkBufferC *obj = mqrb_plain_get(self, &mqrb_MkBufferC_type, "Dup");
+    MkBufferC *obj = mqrb_plain_self(self, "Dup");
 
     return mqrb_plain_wrap(rb_obj_class(self), &mqrb_MkBufferC_type, MkBufferDup(obj), 1);
 }
@@ -148,7 +148,7 @@ MkBufferC_Dup(VALUE self)
 static VALUE
 MkBufferC_GetType(VALUE self)
 {
-    MkBufferC *obj = mqrb_plain_get(self, &mqrb_MkBufferC_type, "GetType");
+    MkBufferC *obj = mqrb_plain_self(self, "GetType");
     MkTypeE r;
 
     r = MkBufferGetType(obj);
@@ -159,7 +159,7 @@ MkBufferC_GetType(VALUE self)
 static VALUE
 MkBufferC_SetFLT(VALUE self, VALUE a0)
 {
-    MkBufferC *obj = mqrb_plain_get(self, &mqrb_MkBufferC_type, "SetFLT");
+    MkBufferC *obj = mqrb_plain_self(self, "SetFLT");
     MK_FLT v;
 
     v = mqrb_to_FLT(a0, "SetFLT");
@@ -171,7 +171,7 @@ MkBufferC_SetFLT(VALUE self, VALUE a0)
 static VALUE
 MkBufferC_SetBIN(VALUE self, VALUE a0)
 {
-    MkBufferC *obj = mqrb_plain_get(self, &mqrb_MkBufferC_type, "SetBIN");
+    MkBufferC *obj = mqrb_plain_self(self, "SetBIN");
     const void *v;
     size_t v_size;
     MkErrorE rc;
@@ -187,7 +187,7 @@ MkBufferC_SetBIN(VALUE self, VALUE a0)
 static VALUE
 MkBufferC_Copy(VALUE self, VALUE a0)
 {
-    MkBufferC *obj = mqrb_plain_get(self, &mqrb_MkBufferC_type, "Copy");
+    MkBufferC *obj = mqrb_plain_self(self, "Copy");
     MkBufferC *src;
     MkErrorE rc;
 
@@ -202,7 +202,7 @@ MkBufferC_Copy(VALUE self, VALUE a0)
 static VALUE
 MkBufferC_GetI8(VALUE self)
 {
-    MkBufferC *obj = mqrb_plain_get(self, &mqrb_MkBufferC_type, "GetI8");
+    MkBufferC *obj = mqrb_plain_self(self, "GetI8");
     MK_I8 v;
     MkErrorE rc;
 
@@ -216,7 +216,7 @@ MkBufferC_GetI8(VALUE self)
 static VALUE
 MkBufferC_GetSTR(VALUE self)
 {
-    MkBufferC *obj = mqrb_plain_get(self, &mqrb_MkBufferC_type, "GetSTR");
+    MkBufferC *obj = mqrb_plain_self(self, "GetSTR");
     const char *v = NULL;
     MkErrorE rc;
 
@@ -294,7 +294,7 @@ MkBufferListC_CreateTLS(VALUE self, VALUE a0)
 static VALUE
 MkBufferListC_Size(VALUE self)
 {
-    MkBufferListC *obj = mqrb_plain_get(self, &mqrb_MkBufferListC_type, "Size");
+    MkBufferListC *obj = mqrb_plain_self(self, "Size");
     MK_I32 r;
 
     mqrb_src_end(obj); /* its view lasts until the next call */
@@ -306,7 +306,7 @@ MkBufferListC_Size(VALUE self)
 static VALUE
 MkBufferListC_IndexGet(VALUE self, VALUE a0)
 {
-    MkBufferListC *obj = mqrb_plain_get(self, &mqrb_MkBufferListC_type, "IndexGet");
+    MkBufferListC *obj = mqrb_plain_self(self, "IndexGet");
     MK_I32 i;
     MkBufferC *r;
 
@@ -322,7 +322,7 @@ MkBufferListC_IndexGet(VALUE self, VALUE a0)
 static VALUE
 MkBufferListC_IndexGetR(VALUE self, VALUE a0)
 {
-    MkBufferListC *obj = mqrb_plain_get(self, &mqrb_MkBufferListC_type, "IndexGetR");
+    MkBufferListC *obj = mqrb_plain_self(self, "IndexGetR");
     MK_I32 i;
     MkBufferC *r;
 
@@ -390,7 +390,7 @@ MkBufferStreamC_Create(VALUE self)
 static VALUE
 MkBufferStreamC_Size(VALUE self)
 {
-    MkBufferStreamC *obj = mqrb_plain_get(self, &mqrb_MkBufferStreamC_type, "Size");
+    MkBufferStreamC *obj = mqrb_plain_self(self, "Size");
     size_t r;
 
     mqrb_src_end(obj); /* its view lasts until the next call */
@@ -402,7 +402,7 @@ MkBufferStreamC_Size(VALUE self)
 static VALUE
 MkBufferStreamC_ReadFLT(VALUE self)
 {
-    MkBufferStreamC *obj = mqrb_plain_get(self, &mqrb_MkBufferStreamC_type, "ReadFLT");
+    MkBufferStreamC *obj = mqrb_plain_self(self, "ReadFLT");
     MK_FLT v;
     MkErrorE rc;
 
@@ -417,7 +417,7 @@ MkBufferStreamC_ReadFLT(VALUE self)
 static VALUE
 MkBufferStreamC_ReadBUF(VALUE self)
 {
-    MkBufferStreamC *obj = mqrb_plain_get(self, &mqrb_MkBufferStreamC_type, "ReadBUF");
+    MkBufferStreamC *obj = mqrb_plain_self(self, "ReadBUF");
     MkBufferC *v = NULL;
     MkErrorE rc;
 
@@ -432,7 +432,7 @@ MkBufferStreamC_ReadBUF(VALUE self)
 static VALUE
 MkBufferStreamC_ReadBUFR(VALUE self)
 {
-    MkBufferStreamC *obj = mqrb_plain_get(self, &mqrb_MkBufferStreamC_type, "ReadBUFR");
+    MkBufferStreamC *obj = mqrb_plain_self(self, "ReadBUFR");
     MkBufferC *v = NULL;
     MkErrorE rc;
 
@@ -446,7 +446,7 @@ MkBufferStreamC_ReadBUFR(VALUE self)
 static VALUE
 MkBufferStreamC_ReadItemExists(VALUE self)
 {
-    MkBufferStreamC *obj = mqrb_plain_get(self, &mqrb_MkBufferStreamC_type, "ReadItemExists");
+    MkBufferStreamC *obj = mqrb_plain_self(self, "ReadItemExists");
     MK_BOL r;
 
     mqrb_src_end(obj); /* its view lasts until the next call */
@@ -503,7 +503,7 @@ MqConfigFileC_Create(VALUE self)
 static VALUE
 MqConfigFileC_Read(VALUE self, VALUE a0)
 {
-    MqConfigFileC *obj = mqrb_plain_get(self, &mqrb_MqConfigFileC_type, "Read");
+    MqConfigFileC *obj = mqrb_plain_self(self, "Read");
     const char *file;
     volatile VALUE file_keep;
     MkErrorE rc;
@@ -520,7 +520,7 @@ MqConfigFileC_Read(VALUE self, VALUE a0)
 static VALUE
 MqConfigFileC_GetSTR(int nargs, VALUE *args, VALUE self)
 {
-    MqConfigFileC *obj = mqrb_plain_get(self, &mqrb_MqConfigFileC_type, "GetSTR");
+    MqConfigFileC *obj = mqrb_plain_self(self, "GetSTR");
     VALUE a[2];
     const char *path;
     volatile VALUE path_keep;
@@ -545,7 +545,7 @@ MqConfigFileC_GetSTR(int nargs, VALUE *args, VALUE self)
 static VALUE
 MqConfigFileC_GetBOL(int nargs, VALUE *args, VALUE self)
 {
-    MqConfigFileC *obj = mqrb_plain_get(self, &mqrb_MqConfigFileC_type, "GetBOL");
+    MqConfigFileC *obj = mqrb_plain_self(self, "GetBOL");
     VALUE a[2];
     const char *path;
     volatile VALUE path_keep;
@@ -568,7 +568,7 @@ MqConfigFileC_GetBOL(int nargs, VALUE *args, VALUE self)
 static VALUE
 MqConfigFileC_GetDBL(int nargs, VALUE *args, VALUE self)
 {
-    MqConfigFileC *obj = mqrb_plain_get(self, &mqrb_MqConfigFileC_type, "GetDBL");
+    MqConfigFileC *obj = mqrb_plain_self(self, "GetDBL");
     VALUE a[2];
     const char *path;
     volatile VALUE path_keep;
@@ -608,7 +608,7 @@ MqContextC_Delete(VALUE self)
 static VALUE
 MqContextC_LinkCreate(VALUE self, VALUE a0)
 {
-    MqContextC *obj = mqrb_ctx_get(self, "LinkCreate");
+    MqContextC *obj = mqrb_ctx_self(self, "LinkCreate");
     mqrb_argv argv;
     volatile VALUE argv_keep;
     MkErrorE rc;
@@ -627,7 +627,7 @@ MqContextC_LinkCreate(VALUE self, VALUE a0)
 static VALUE
 MqContextC_ServiceCreate(int nargs, VALUE *args, VALUE self)
 {
-    MqContextC *obj = mqrb_ctx_get(self, "ServiceCreate");
+    MqContextC *obj = mqrb_ctx_self(self, "ServiceCreate");
     VALUE a[2];
     const char *token;
     volatile VALUE token_keep;
@@ -651,7 +651,7 @@ MqContextC_ServiceCreate(int nargs, VALUE *args, VALUE self)
 static VALUE
 MqContextC_ProcessEvent(int nargs, VALUE *args, VALUE self)
 {
-    MqContextC *obj = mqrb_ctx_get(self, "ProcessEvent");
+    MqContextC *obj = mqrb_ctx_self(self, "ProcessEvent");
     VALUE a[2];
     MqWaitE wait = MQ_WAIT_NO;
     MK_I64 timeout_ms = MQ_TIMEOUT_DEFAULT;
@@ -674,7 +674,7 @@ MqContextC_ProcessEvent(int nargs, VALUE *args, VALUE self)
 static VALUE
 MqContextC_ServiceGetToken(VALUE self)
 {
-    MqContextC *obj = mqrb_ctx_get(self, "ServiceGetToken");
+    MqContextC *obj = mqrb_ctx_self(self, "ServiceGetToken");
     const char *r;
 
     r = MqServiceGetToken(obj);
@@ -687,7 +687,7 @@ MqContextC_ServiceGetToken(VALUE self)
 static VALUE
 MqContextC_ConfigGetTimeout(VALUE self)
 {
-    MqContextC *obj = mqrb_ctx_get(self, "ConfigGetTimeout");
+    MqContextC *obj = mqrb_ctx_self(self, "ConfigGetTimeout");
     MK_I64 r;
 
     r = MqConfigGetTimeout(obj);
@@ -698,7 +698,7 @@ MqContextC_ConfigGetTimeout(VALUE self)
 static VALUE
 MqContextC_LinkIsConnected(VALUE self)
 {
-    MqContextC *obj = mqrb_ctx_get(self, "LinkIsConnected");
+    MqContextC *obj = mqrb_ctx_self(self, "LinkIsConnected");
     MK_BOL r;
 
     r = MqLinkIsConnected(obj);
@@ -709,7 +709,7 @@ MqContextC_LinkIsConnected(VALUE self)
 static VALUE
 MqContextC_SendEND_AND_CALLBACK(int nargs, VALUE *args, VALUE self)
 {
-    MqContextC *obj = mqrb_ctx_get(self, "SendEND_AND_CALLBACK");
+    MqContextC *obj = mqrb_ctx_self(self, "SendEND_AND_CALLBACK");
     VALUE a[3];
     const char *token;
     volatile VALUE token_keep;
@@ -736,7 +736,7 @@ MqContextC_SendEND_AND_CALLBACK(int nargs, VALUE *args, VALUE self)
 static VALUE
 MqContextC_ConfigSetTransactionHandler(int nargs, VALUE *args, VALUE self)
 {
-    MqContextC *obj = mqrb_ctx_get(self, "ConfigSetTransactionHandler");
+    MqContextC *obj = mqrb_ctx_self(self, "ConfigSetTransactionHandler");
     VALUE a[1];
     void *fn;
 
@@ -750,7 +750,7 @@ MqContextC_ConfigSetTransactionHandler(int nargs, VALUE *args, VALUE self)
 static VALUE
 MqContextC_StoragePendingCount(VALUE self)
 {
-    MqContextC *obj = mqrb_ctx_get(self, "StoragePendingCount");
+    MqContextC *obj = mqrb_ctx_self(self, "StoragePendingCount");
     MK_I64 count;
     MkErrorE rc;
 
@@ -764,7 +764,7 @@ MqContextC_StoragePendingCount(VALUE self)
 static VALUE
 MqContextC_SendI8(VALUE self, VALUE a0)
 {
-    MqContextC *obj = mqrb_ctx_get(self, "SendI8");
+    MqContextC *obj = mqrb_ctx_self(self, "SendI8");
     MK_I8 v;
     MkErrorE rc;
 
@@ -779,7 +779,7 @@ MqContextC_SendI8(VALUE self, VALUE a0)
 static VALUE
 MqContextC_SendI16(VALUE self, VALUE a0)
 {
-    MqContextC *obj = mqrb_ctx_get(self, "SendI16");
+    MqContextC *obj = mqrb_ctx_self(self, "SendI16");
     MK_I16 v;
     MkErrorE rc;
 
@@ -794,7 +794,7 @@ MqContextC_SendI16(VALUE self, VALUE a0)
 static VALUE
 MqContextC_SendBUF(VALUE self, VALUE a0)
 {
-    MqContextC *obj = mqrb_ctx_get(self, "SendBUF");
+    MqContextC *obj = mqrb_ctx_self(self, "SendBUF");
     MkBufferC *v;
     MkErrorE rc;
 
@@ -809,7 +809,7 @@ MqContextC_SendBUF(VALUE self, VALUE a0)
 static VALUE
 MqContextC_ReadI16(VALUE self)
 {
-    MqContextC *obj = mqrb_ctx_get(self, "ReadI16");
+    MqContextC *obj = mqrb_ctx_self(self, "ReadI16");
     MK_I16 v;
     MkErrorE rc;
 
@@ -823,7 +823,7 @@ MqContextC_ReadI16(VALUE self)
 static VALUE
 MqContextC_ReadI32(VALUE self)
 {
-    MqContextC *obj = mqrb_ctx_get(self, "ReadI32");
+    MqContextC *obj = mqrb_ctx_self(self, "ReadI32");
     MK_I32 v;
     MkErrorE rc;
 
@@ -837,7 +837,7 @@ MqContextC_ReadI32(VALUE self)
 static VALUE
 MqContextC_ReadBIN(VALUE self)
 {
-    MqContextC *obj = mqrb_ctx_get(self, "ReadBIN");
+    MqContextC *obj = mqrb_ctx_self(self, "ReadBIN");
     const void *v = NULL;
     size_t v_size = 0;
     MkErrorE rc;
@@ -852,7 +852,7 @@ MqContextC_ReadBIN(VALUE self)
 static VALUE
 MqContextC_ReadBUF(VALUE self)
 {
-    MqContextC *obj = mqrb_ctx_get(self, "ReadBUF");
+    MqContextC *obj = mqrb_ctx_self(self, "ReadBUF");
     MkBufferC *v = NULL;
     MkErrorE rc;
 
@@ -866,7 +866,7 @@ MqContextC_ReadBUF(VALUE self)
 static VALUE
 MqContextC_ReadBUFR(VALUE self)
 {
-    MqContextC *obj = mqrb_ctx_get(self, "ReadBUFR");
+    MqContextC *obj = mqrb_ctx_self(self, "ReadBUFR");
     MkBufferC *v = NULL;
     MkErrorE rc;
 
@@ -880,7 +880,7 @@ MqContextC_ReadBUFR(VALUE self)
 static VALUE
 MqContextC_ReadItemExists(VALUE self)
 {
-    MqContextC *obj = mqrb_ctx_get(self, "ReadItemExists");
+    MqContextC *obj = mqrb_ctx_self(self, "ReadItemExists");
     MK_BOL r;
 
     r = MqReadItemExists(obj);
@@ -891,7 +891,7 @@ MqContextC_ReadItemExists(VALUE self)
 static VALUE
 MqContextC_ProxyItem(VALUE self, VALUE a0)
 {
-    MqContextC *obj = mqrb_ctx_get(self, "ProxyItem");
+    MqContextC *obj = mqrb_ctx_self(self, "ProxyItem");
     MqContextC *to;
     MkErrorE rc;
 
@@ -906,7 +906,7 @@ MqContextC_ProxyItem(VALUE self, VALUE a0)
 static VALUE
 MqContextC_LinkGetParent(VALUE self)
 {
-    MqContextC *obj = mqrb_ctx_get(self, "LinkGetParent");
+    MqContextC *obj = mqrb_ctx_self(self, "LinkGetParent");
     MqContextC *r;
 
     r = MqLinkGetParent(obj);
@@ -917,7 +917,7 @@ MqContextC_LinkGetParent(VALUE self)
 static VALUE
 MqContextC_ErrorSet(VALUE self, VALUE a0, VALUE a1)
 {
-    MqContextC *obj = mqrb_ctx_get(self, "ErrorSet");
+    MqContextC *obj = mqrb_ctx_self(self, "ErrorSet");
     MK_I32 code;
     const char *text;
     volatile VALUE text_keep;

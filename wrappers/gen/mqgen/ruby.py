@@ -67,10 +67,12 @@ def release(cls, cfunc):
 
 
 def getter(plan, name=None):
+    """The C object of the receiver, which the VM has already checked to be
+    of the method's class (runtime.h: mqrb_plain_self)."""
     k, name = plan.cls, name or plan.name
     if k.plain:
-        return '%s *obj = mqrb_plain_get(self, &mqrb_%s_type, "%s");' % (k.c, k.name, name)
-    return '%s *obj = mqrb_ctx_get(self, "%s");' % (k.c, name)
+        return '%s *obj = mqrb_plain_self(self, "%s");' % (k.c, name)
+    return '%s *obj = mqrb_ctx_self(self, "%s");' % (k.c, name)
 
 
 def error_value(plan):
