@@ -286,29 +286,37 @@ def reports_ahead(plan, view):
 # A list's Size is answered in Java (MkObjectC.count: the size plus one, 0
 # unknown): only the list's own methods change a list (no function of the
 # description takes or returns one), so its Java object knows the size once
-# Size or Reset told it and counts each Append that returned; any other
-# method forgets it.  `for (i = 0; i < l.Size(); i++)` then crosses JNI
-# once per list, not once per item (BFLT: 8 per message).
+# Size or Reset told it and counts each Append that returned.
+# `for (i = 0; i < l.Size(); i++)` then crosses JNI once per list, not once
+# per item (BFLT: 8 per message).  Every other method of the list must be
+# read-only (COUNT_KEEP): one the generator cannot classify stops it, since
+# a method that changed the list unseen would leave Size stale.
 COUNT_SIZE = "Size"
 COUNT_KEEP = ("IndexGet",)
 
 
 def counted(plan):
     """How a method of a class whose Size Java answers keeps the count:
-    "size", "append", "reset", "keep" or "forget"; None for other classes."""
+    "size", "append", "reset" or "keep"; None for other classes."""
     k = plan.cls
     names = [f.name for f in k.funcs if f.kind == "method"] if k else []
     if not (plan.on_object and k.plain and COUNT_SIZE in names and
             any(n.startswith("Append") for n in names) and
             any(n in COUNT_KEEP for n in names)):  # a list: what Appends, Size counts
         return None
-    if plan.name == COUNT_SIZE:
+    if plan.name in COUNT_KEEP:
+        return "keep"
+    if plan.name == COUNT_SIZE and not plan.inputs:
         return "size"
-    if plan.name.startswith("Append"):
-        return "append"
-    if plan.name == "Reset":
-        return "reset"
-    return "keep" if plan.name in COUNT_KEEP else "forget"
+    if ret_type(plan) == "void":  # a change's count is set after its native returned
+        if plan.name.startswith("Append"):
+            return "append"
+        if plan.name == "Reset" and not plan.inputs:
+            return "reset"
+    raise ApiError("java: %s.%s: %s's Size is counted in Java, and this method is neither "
+                   "read-only (java.py COUNT_KEEP) nor a known count change (Size, Reset, "
+                   "Append* returning nothing); classify it in java.py counted()"
+                   % (k.name, plan.name, k.name), plan.func.where)
 
 
 def tls_reset(plan):
@@ -693,9 +701,9 @@ def java_wrapped_method(plan, types, static, rt, out, name=None):
     elif counted(plan) == "size":
         out += ["        if (count > 0)", "            return count - 1;",
                 "        int n = %s;" % call, "        count = n + 1;", "        return n;"]
-    elif counted(plan) in ("append", "reset", "forget") and rt == "void":
+    elif counted(plan) in ("append", "reset"):
         out += ["        %s;" % call, "        count = %s;" % {
-            "append": "count > 0 ? count + 1 : 0", "reset": "1", "forget": "0"}[counted(plan)]]
+            "append": "count > 0 ? count + 1 : 0", "reset": "1"}[counted(plan)]]
     elif token_w and rt == "void":
         out += ["        %s;" % call, "        serviceForget(%s);" % token_w[0]]
     else:
