@@ -45,9 +45,8 @@ per_peer_files(const MqContextC *ctx)
 static MkErrorE
 check_directory(MqContextC *ctx)
 {
-    char *dir = strdup(ctx->cfg.storage);
-    char *slash = dir ? strrchr(dir, '/') : NULL;
-    const char *where = !slash ? "." : slash == dir ? "/" : (*slash = '\0', dir);
+    char *dir = mqi_storage_dirname(ctx->cfg.storage);
+    const char *where = dir ? dir : ".";
     MkErrorE rc = MK_OK;
     if (access(where, W_OK | X_OK) != 0)
         rc = MkErrorSet(ctx->err, MQ_ERR_STORAGE, "storage %s: directory '%s' is not writable: %s",
@@ -300,23 +299,22 @@ sender_file(const char *name, const char *base, size_t blen)
 static void
 survey(const char *storage, const char *skip, MK_I64 *files, MK_I64 *bytes)
 {
-    char *dir = strdup(storage), path[4096];
-    char *slash = dir ? strrchr(dir, '/') : NULL;
+    char *dir = mqi_storage_dirname(storage), path[4096];
+    const char *slash = strrchr(storage, '/');
     const char *base = slash ? slash + 1 : storage;
-    const char *where = !slash ? "." : slash == dir ? "/" : (*slash = '\0', dir);
     size_t blen = strlen(base);
     struct stat sb;
     struct dirent *e;
-    DIR *d = dir ? opendir(where) : NULL;
+    DIR *d = dir ? opendir(dir) : NULL;
     *files = *bytes = 0;
     while (d && (e = readdir(d))) {
         if (!sender_file(e->d_name, base, blen) || !strcmp(e->d_name + blen + 1, skip))
             continue;
         ++*files;
-        snprintf(path, sizeof path, "%s/%s", where, e->d_name);
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         if (stat(path, &sb) == 0)
             *bytes += sb.st_size;
-        snprintf(path, sizeof path, "%s/%s-wal", where, e->d_name);
+        snprintf(path, sizeof path, "%s/%s-wal", dir, e->d_name);
         if (stat(path, &sb) == 0)
             *bytes += sb.st_size;
     }

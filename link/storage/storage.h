@@ -82,6 +82,9 @@ MkErrorE mqi_storage_close(mqi_storage *st, MkErrorC *err);
  * 1 when the file went.  A handle opening the same name meanwhile gets
  * either this file before the removal is decided or a new one. */
 MkErrorE mqi_storage_close_if_empty(mqi_storage *st, int *removed, MkErrorC *err);
+/* The directory of file ("." when it names none), newly allocated; NULL
+ * when out of memory. */
+char *mqi_storage_dirname(const char *file);
 /* True when committed data survives the process (a file, not memory). */
 int mqi_storage_durable(const mqi_storage *st);
 /* The file name, or ":memory:"; borrowed from the handle. */

@@ -33,15 +33,20 @@
 
 #include "storage_int.h"
 
+char *
+mqi_storage_dirname(const char *file)
+{
+    const char *slash = strrchr(file, '/');
+    return !slash ? strdup(".") : slash == file ? strdup("/") : strndup(file, slash - file);
+}
+
 /* The directory of file, locked with how (LOCK_SH, LOCK_EX); its
  * descriptor, closed to release, or -1. */
 static int
 dir_lock(const char *file, int how)
 {
-    char *dir = strdup(file);
-    char *slash = dir ? strrchr(dir, '/') : NULL;
-    const char *where = !slash ? "." : slash == dir ? "/" : (*slash = '\0', dir);
-    int fd = dir ? open(where, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+    char *dir = mqi_storage_dirname(file);
+    int fd = dir ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
     while (fd >= 0 && flock(fd, how) != 0) {
         if (errno != EINTR) {
             close(fd);
