@@ -76,7 +76,11 @@ every_mode() {
 }
 
 nothing_left() {
-    ps -eo pid,args | grep -F "$TMP" | grep -v grep && return 1
+    left=$(ps -eo pid=,args= | grep -F "$TMP" | grep -v grep | awk '{ print $1 }')
+    for p in $left; do # what each is waiting for: state, wait channel, system call
+        echo "$(ps -o pid=,stat=,wchan:24=,args= -p "$p") syscall=$(cut -d' ' -f1 "/proc/$p/syscall" 2>/dev/null)"
+    done
+    [ -z "$left" ] || return 1
     [ -z "$(ls -A "$TMP/tmp")" ] || { ls -lR "$TMP/tmp"; return 1; }
 }
 

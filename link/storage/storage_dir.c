@@ -17,6 +17,9 @@
  * moment it has decided to remove until its files are gone.  An opener
  * never waits for sqlite's lock while holding the directory's, and a remover
  * only waits for openers that do not wait, so no two wait on each other.
+ * Neither waits for the directory's lock without bound (something outside
+ * the library may hold it, or a process stopped while holding it): after
+ * MQI_STORAGE_BUSY_MS an opener fails and a remover keeps the file.
  * When the directory cannot be opened for reading, the file is opened as
  * any other and never removed. */
 #define _GNU_SOURCE
@@ -40,23 +43,6 @@ mqi_storage_dirname(const char *file)
     return !slash ? strdup(".") : slash == file ? strdup("/") : strndup(file, slash - file);
 }
 
-/* The directory of file, locked with how (LOCK_SH, LOCK_EX); its
- * descriptor, closed to release, or -1. */
-static int
-dir_lock(const char *file, int how)
-{
-    char *dir = mqi_storage_dirname(file);
-    int fd = dir ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
-    while (fd >= 0 && flock(fd, how) != 0) {
-        if (errno != EINTR) {
-            close(fd);
-            fd = -1;
-        }
-    }
-    free(dir);
-    return fd;
-}
-
 /* Between two tries: 1, 2, 4 ... 16 ms, and a part that differs between
  * processes and threads so that two openers of one new file do not keep
  * meeting. */
@@ -69,13 +55,41 @@ pause_before_try(unsigned n, const void *who)
     nanosleep(&ts, NULL);
 }
 
+enum { NO_DIR = -1, DIR_BUSY = -2 };
+
+/* The directory of file, locked with how (LOCK_SH, LOCK_EX) by until (ms,
+ * mqi_storage_now_ms); its descriptor, closed to release, or NO_DIR when it
+ * cannot be opened or locked, DIR_BUSY when until passed. */
+static int
+dir_lock(const char *file, int how, MK_I64 until)
+{
+    char *dir = mqi_storage_dirname(file);
+    int fd = dir ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+    free(dir);
+    for (unsigned n = 0; fd >= 0 && flock(fd, how | LOCK_NB) != 0; n++) {
+        int busy = errno == EWOULDBLOCK;
+        if (errno == EINTR)
+            continue;
+        if (!busy || mqi_storage_now_ms() >= until) {
+            close(fd);
+            return busy ? DIR_BUSY : NO_DIR;
+        }
+        pause_before_try(n, &fd);
+    }
+    return fd < 0 ? NO_DIR : fd;
+}
+
 MkErrorE
 mqi_storage_open_removable(const char *file, int flags, mqi_storage **out, MkErrorC *err)
 {
     MK_I64 until = mqi_storage_now_ms() + MQI_STORAGE_BUSY_MS;
     int busy = 0;
     for (unsigned n = 0;; n++) {
-        int fd = dir_lock(file, LOCK_SH);
+        int fd = dir_lock(file, LOCK_SH, until);
+        if (fd == DIR_BUSY)
+            return MkErrorSet(err, MQI_ERR_STORAGE,
+                              "storage %s: its directory stayed locked for %d ms (removal lock)",
+                              file, MQI_STORAGE_BUSY_MS);
         if (fd < 0)
             return mqi_storage_open_once(file, flags, MQI_STORAGE_BUSY_MS, out, NULL, err);
         MkErrorE rc = mqi_storage_open_once(file, flags, 0, out, &busy, err);
@@ -88,14 +102,15 @@ mqi_storage_open_removable(const char *file, int flags, mqi_storage **out, MkErr
     }
 }
 
-/* Close st and remove its files, under the directory's exclusive lock. */
+/* Close st and remove its files, under the directory's exclusive lock;
+ * without the lock, close only (an empty file left is harmless). */
 static MkErrorE
 close_and_remove(mqi_storage *st, int *removed, MkErrorC *err)
 {
     static const char *const side[] = {"", "-wal", "-shm", "-journal"};
     char path[4096];
     char *file = strdup(st->file);
-    int fd = file ? dir_lock(file, LOCK_EX) : -1;
+    int fd = file ? dir_lock(file, LOCK_EX, mqi_storage_now_ms() + MQI_STORAGE_BUSY_MS) : -1;
     MkErrorE rc = mqi_storage_close(st, err); /* sqlite removes its -wal itself */
     if (rc == MK_OK && fd >= 0) {
         for (size_t i = 0; i < sizeof side / sizeof *side; i++)

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -185,10 +187,37 @@ many_instances(void)
                   PROCS * (ROUNDS / KEEP_EVERY));
 }
 
+/* The directory locked by something else (another program, a process
+ * stopped while holding it): an open and a removal each give up after a
+ * bounded wait instead of blocking for good; the removal keeps the file. */
+static void
+foreign_lock_bounded(void)
+{
+    int removed = -1;
+    fresh_dir();
+    mqi_storage *st = open_removable(err);
+    MQT_CHECK_MSG(st != NULL, "%s", MkErrorGetText(err));
+    int fd = open(dir, O_RDONLY | O_DIRECTORY);
+    MQT_CHECK(fd >= 0 && flock(fd, LOCK_SH) == 0);
+    alarm(20); /* a wait without bound ends the case here */
+    MQT_OK(mqi_storage_close_if_empty(st, &removed, err), MkErrorGetText(err));
+    MQT_CHECK_MSG(removed == 0 && entries() > 0, "removed %d under a foreign lock", removed);
+    MQT_CHECK(flock(fd, LOCK_EX) == 0);
+    MQT_CHECK_MSG(open_removable(err) == NULL, "opened under a foreign exclusive lock");
+    MQT_CHECK_MSG(strstr(MkErrorGetText(err), "directory"), "error: %s", MkErrorGetText(err));
+    alarm(0);
+    close(fd);
+    st = open_removable(err);
+    MQT_CHECK_MSG(st != NULL, "%s", MkErrorGetText(err));
+    MQT_OK(mqi_storage_close_if_empty(st, &removed, err), MkErrorGetText(err));
+    MQT_CHECK_MSG(removed == 1 && entries() == 0, "removed %d, %d files left", removed, entries());
+}
+
 static const mqt_case cases[] = {
     {"an empty storage is removed with its side files, one with a call stays", empty_removed},
     {"an opener waiting during a removal gets the file at the name", opener_during_removal},
     {"four processes open, store, remove one name: no call lost", many_instances},
+    {"a directory locked elsewhere bounds an open's and a removal's wait", foreign_lock_bounded},
     {NULL, NULL},
 };
 
