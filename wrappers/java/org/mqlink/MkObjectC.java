@@ -1,10 +1,15 @@
 package org.mqlink;
 
+import java.lang.invoke.LambdaMetafactory;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.lang.ref.Cleaner;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.function.Supplier;
 
 /**
  * The base of every mqlink object: the C object it wraps.  Objects are
@@ -588,28 +593,61 @@ public abstract class MkObjectC implements AutoCloseable {
         return 1;
     }
 
-    /** Each server class's constructor without arguments (newServer). */
-    private static final ClassValue<Constructor<?>> SERVER = new ClassValue<>() {
+    /**
+     * Each server class's factory (newServer): a Supplier whose get() is
+     * {@code new C()}, or where the library cannot make one (see factory)
+     * the class's constructor without arguments.
+     */
+    private static final ClassValue<Object> SERVER = new ClassValue<>() {
         @Override
-        protected Constructor<?> computeValue(Class<?> c) {
-            try {
-                Constructor<?> k = c.getDeclaredConstructor();
-                k.trySetAccessible(); // as JNI's NewObject: a class need not be public
-                return k;
-            } catch (NoSuchMethodException e) {
-                return null; // ConfigSetServerSetup refused such a class already
-            }
+        protected Object computeValue(Class<?> c) {
+            return factory(c);
         }
     };
 
+    /*
+     * The Supplier comes from LambdaMetafactory, as a constructor reference
+     * in the user's own code would: a class of its own whose get() is a
+     * plain new, which C2 inlines at newServer's call.  Reflection's
+     * Constructor.newInstance cost 22 more instructions per server instance
+     * (callgrind) and, at the 16th call, defined and loaded a bytecode
+     * accessor of its own (the JDK's "inflation"), whose interpretation
+     * and compiles land in a client's first child creations (perfclient
+     * --child's first timed run in spawn mode).  A class whose package its
+     * module does not open to the library (a named module) has no such
+     * lookup: its constructor is called through reflection, as before.
+     */
+    private static Object factory(Class<?> c) {
+        try {
+            MethodHandles.Lookup l = MethodHandles.privateLookupIn(c, MethodHandles.lookup());
+            MethodHandle k = l.findConstructor(c, MethodType.methodType(void.class));
+            return (Supplier<?>) LambdaMetafactory.metafactory(l, "get",
+                    MethodType.methodType(Supplier.class), MethodType.methodType(Object.class), k,
+                    MethodType.methodType(c)).getTarget().invokeExact();
+        } catch (VirtualMachineError e) {
+            throw e;
+        } catch (Throwable e) { // no such lookup into c's package: reflection
+        }
+        try {
+            Constructor<?> k = c.getDeclaredConstructor();
+            k.trySetAccessible(); // as JNI's NewObject: a class need not be public
+            return k;
+        } catch (NoSuchMethodException e) {
+            return null; // ConfigSetServerSetup refused such a class already
+        }
+    }
+
     /**
      * A new server instance of class c (callNewServer), made here with
-     * {@code new} through its constructor.  An exception of the
-     * constructor goes to the library as it is.
+     * {@code new}.  An exception of the constructor goes to the library as
+     * it is.
      */
     static MkObjectC newServer(Class<?> c) throws Throwable {
+        Object f = SERVER.get(c);
+        if (f instanceof Supplier<?> s)
+            return (MkObjectC) s.get();
         try {
-            return (MkObjectC) SERVER.get(c).newInstance();
+            return (MkObjectC) ((Constructor<?>) f).newInstance();
         } catch (InvocationTargetException e) {
             throw e.getCause();
         }
