@@ -200,7 +200,14 @@ public abstract class MkObjectC implements AutoCloseable {
             next = 0;
             return r;
         }
-        next = (r & MORE) != 0 ? 1 : -1;
+        /*
+         * 1 or -1 without a branch: C2 compiles a branch that its profile
+         * never saw taken as a trap, and a server's first services may
+         * read only last items (RDUL's ReadBUFR): BUST's first read with
+         * items after it deoptimised the method, compiled again within
+         * perfclient --bus's first run.
+         */
+        next = (int) (r >>> 61 & 2) - 1;
         return r & ~MORE;
     }
 
