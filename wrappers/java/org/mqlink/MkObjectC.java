@@ -331,24 +331,103 @@ public abstract class MkObjectC implements AutoCloseable {
     /*
      * The first slots' services have a method each, as the JNI library runs
      * them (mqj_cb_call): the slot as an argument cost the VM 25
-     * instructions per call (callgrind, perfclient --bus).
+     * instructions per call (callgrind, perfclient --bus).  Each has its
+     * own call of the callable, not callService's: the JIT profiles the
+     * receiver classes per call site, and one site for all of a context's
+     * services saw them all (five in perfserver), so C2 compiled it as a
+     * virtual call, the service not inlined, in every slot but the first
+     * to be compiled (-XX:+LogCompilation: inline_fail 'virtual call').
+     * A slot holds the same service's callable in every instance of a
+     * server class: each site sees one.
      */
-    static boolean callService0(Object[] ctx) throws Exception { return callService(ctx, 0); }
-    static boolean callService1(Object[] ctx) throws Exception { return callService(ctx, 1); }
-    static boolean callService2(Object[] ctx) throws Exception { return callService(ctx, 2); }
-    static boolean callService3(Object[] ctx) throws Exception { return callService(ctx, 3); }
-    static boolean callService4(Object[] ctx) throws Exception { return callService(ctx, 4); }
-    static boolean callService5(Object[] ctx) throws Exception { return callService(ctx, 5); }
-    static boolean callService6(Object[] ctx) throws Exception { return callService(ctx, 6); }
-    static boolean callService7(Object[] ctx) throws Exception { return callService(ctx, 7); }
-    static boolean callServiceCtx0(Object[] ctx) throws Exception { return callServiceCtx(ctx, 0); }
-    static boolean callServiceCtx1(Object[] ctx) throws Exception { return callServiceCtx(ctx, 1); }
-    static boolean callServiceCtx2(Object[] ctx) throws Exception { return callServiceCtx(ctx, 2); }
-    static boolean callServiceCtx3(Object[] ctx) throws Exception { return callServiceCtx(ctx, 3); }
-    static boolean callServiceCtx4(Object[] ctx) throws Exception { return callServiceCtx(ctx, 4); }
-    static boolean callServiceCtx5(Object[] ctx) throws Exception { return callServiceCtx(ctx, 5); }
-    static boolean callServiceCtx6(Object[] ctx) throws Exception { return callServiceCtx(ctx, 6); }
-    static boolean callServiceCtx7(Object[] ctx) throws Exception { return callServiceCtx(ctx, 7); }
+    static boolean callService0(Object[] ctx) throws Exception {
+        MkObjectC c = enter(ctx);
+        try { ((MqServiceNoArgIF) c.services[0]).Call(); } finally { leave(c); }
+        return true;
+    }
+    static boolean callService1(Object[] ctx) throws Exception {
+        MkObjectC c = enter(ctx);
+        try { ((MqServiceNoArgIF) c.services[1]).Call(); } finally { leave(c); }
+        return true;
+    }
+    static boolean callService2(Object[] ctx) throws Exception {
+        MkObjectC c = enter(ctx);
+        try { ((MqServiceNoArgIF) c.services[2]).Call(); } finally { leave(c); }
+        return true;
+    }
+    static boolean callService3(Object[] ctx) throws Exception {
+        MkObjectC c = enter(ctx);
+        try { ((MqServiceNoArgIF) c.services[3]).Call(); } finally { leave(c); }
+        return true;
+    }
+    static boolean callService4(Object[] ctx) throws Exception {
+        MkObjectC c = enter(ctx);
+        try { ((MqServiceNoArgIF) c.services[4]).Call(); } finally { leave(c); }
+        return true;
+    }
+    static boolean callService5(Object[] ctx) throws Exception {
+        MkObjectC c = enter(ctx);
+        try { ((MqServiceNoArgIF) c.services[5]).Call(); } finally { leave(c); }
+        return true;
+    }
+    static boolean callService6(Object[] ctx) throws Exception {
+        MkObjectC c = enter(ctx);
+        try { ((MqServiceNoArgIF) c.services[6]).Call(); } finally { leave(c); }
+        return true;
+    }
+    static boolean callService7(Object[] ctx) throws Exception {
+        MkObjectC c = enter(ctx);
+        try { ((MqServiceNoArgIF) c.services[7]).Call(); } finally { leave(c); }
+        return true;
+    }
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    static boolean callServiceCtx0(Object[] ctx) throws Exception {
+        MkObjectC c = enter(ctx);
+        try { ((MqServiceIF) c.services[0]).Call((MqContextC) c); } finally { leave(c); }
+        return true;
+    }
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    static boolean callServiceCtx1(Object[] ctx) throws Exception {
+        MkObjectC c = enter(ctx);
+        try { ((MqServiceIF) c.services[1]).Call((MqContextC) c); } finally { leave(c); }
+        return true;
+    }
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    static boolean callServiceCtx2(Object[] ctx) throws Exception {
+        MkObjectC c = enter(ctx);
+        try { ((MqServiceIF) c.services[2]).Call((MqContextC) c); } finally { leave(c); }
+        return true;
+    }
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    static boolean callServiceCtx3(Object[] ctx) throws Exception {
+        MkObjectC c = enter(ctx);
+        try { ((MqServiceIF) c.services[3]).Call((MqContextC) c); } finally { leave(c); }
+        return true;
+    }
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    static boolean callServiceCtx4(Object[] ctx) throws Exception {
+        MkObjectC c = enter(ctx);
+        try { ((MqServiceIF) c.services[4]).Call((MqContextC) c); } finally { leave(c); }
+        return true;
+    }
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    static boolean callServiceCtx5(Object[] ctx) throws Exception {
+        MkObjectC c = enter(ctx);
+        try { ((MqServiceIF) c.services[5]).Call((MqContextC) c); } finally { leave(c); }
+        return true;
+    }
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    static boolean callServiceCtx6(Object[] ctx) throws Exception {
+        MkObjectC c = enter(ctx);
+        try { ((MqServiceIF) c.services[6]).Call((MqContextC) c); } finally { leave(c); }
+        return true;
+    }
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    static boolean callServiceCtx7(Object[] ctx) throws Exception {
+        MkObjectC c = enter(ctx);
+        try { ((MqServiceIF) c.services[7]).Call((MqContextC) c); } finally { leave(c); }
+        return true;
+    }
 
     /** A service of the context ctx[0] (java.py's slotted): its callable in services[slot]. */
     static boolean callService(Object[] ctx, int slot) throws Exception {
