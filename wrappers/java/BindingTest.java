@@ -224,6 +224,27 @@ public class BindingTest {
         }
     }
 
+    // not public, its constructor private and able to throw a checked exception
+    static final class Hidden extends MqContextC {
+        static volatile String refuseNext;
+
+        private Hidden() throws java.io.IOException {
+            String r = refuseNext;
+            if (r != null) {
+                refuseNext = null;
+                throw new java.io.IOException(r);
+            }
+        }
+
+        void ServerSetup() {
+            ServiceCreate("NAME", () -> {
+                SendSTART();
+                SendSTR(getClass().getName() + ":" + System.identityHashCode(this));
+                SendRETURN();
+            });
+        }
+    }
+
     public static void main(String[] args) throws Exception {
         check("MkBufferC: every fixed type at its boundaries", () -> {
             try (MkBufferC b = new MkBufferC()) {
@@ -918,6 +939,50 @@ public class BindingTest {
             MkExceptionC e = raises(() -> nd.ConfigSetServerSetup(ctx -> { }));
             expect(e.getText().contains("constructor without arguments"), e.getText());
             nd.Delete();
+        });
+        // The library makes each server instance with new through a
+        // factory of the class (MkObjectC.newServer), which reaches a class
+        // that is not public and its private constructor, and hands a
+        // checked exception of the constructor on as it is.
+        check("a server class that is not public, with a private constructor: its instances serve", () -> {
+            String hs = new File(dir, "hidden").getPath();
+            Thread ht = new Thread(() -> {
+                try {
+                    Hidden srv = new Hidden();
+                    srv.ConfigSetServerSetup(Hidden::ServerSetup);
+                    srv.LinkCreate(new String[] {"hidden", "--uds", "--file", hs, "--thread"});
+                } catch (Exception e) {
+                    System.out.println("# hidden server: " + e);
+                }
+            });
+            ht.setDaemon(true);
+            ht.start();
+            for (int i = 0; i < 600 && !new File(hs).exists(); i++)
+                Thread.sleep(50);
+            MqContextC p = new MqContextC();
+            MqContextC k = new MqContextC();
+            MqContextC k2 = new MqContextC();
+            try {
+                p.LinkCreate(new String[] {"client", "--uds", "--file", hs});
+                k.LinkCreateChild(p);
+                List<String> names = new ArrayList<>();
+                for (MqContextC x : new MqContextC[] {p, k}) {
+                    x.SendSTART();
+                    x.SendEND_AND_WAIT("NAME");
+                    names.add(x.ReadSTR());
+                }
+                expect(names.get(0).startsWith("BindingTest$Hidden:"), names.toString());
+                expect(names.get(1).startsWith("BindingTest$Hidden:") && !names.get(1).equals(names.get(0)),
+                       names.toString());
+                Hidden.refuseNext = "hidden constructor refused on purpose";
+                MkExceptionC e = raises(() -> k2.LinkCreateChild(p));
+                expect(e.getText().contains("IOException: hidden constructor refused on purpose"), e.getText());
+            } finally {
+                k2.Delete();
+                k.Delete();
+                p.Delete();
+                new File(hs).delete();
+            }
         });
         // The library ends a link whose setup failed (and logs the text on the
         // server's side): the client is refused, the server goes on.

@@ -1,10 +1,15 @@
 package org.mqlink;
 
+import java.lang.invoke.LambdaMetafactory;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.lang.ref.Cleaner;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.function.Supplier;
 
 /**
  * The base of every mqlink object: the C object it wraps.  Objects are
@@ -195,7 +200,14 @@ public abstract class MkObjectC implements AutoCloseable {
             next = 0;
             return r;
         }
-        next = (r & MORE) != 0 ? 1 : -1;
+        /*
+         * 1 or -1 without a branch: C2 compiles a branch that its profile
+         * never saw taken as a trap, and a server's first services may
+         * read only last items (RDUL's ReadBUFR): BUST's first read with
+         * items after it deoptimised the method, compiled again within
+         * perfclient --bus's first run.
+         */
+        next = (int) (r >>> 61 & 2) - 1;
         return r & ~MORE;
     }
 
@@ -319,24 +331,103 @@ public abstract class MkObjectC implements AutoCloseable {
     /*
      * The first slots' services have a method each, as the JNI library runs
      * them (mqj_cb_call): the slot as an argument cost the VM 25
-     * instructions per call (callgrind, perfclient --bus).
+     * instructions per call (callgrind, perfclient --bus).  Each has its
+     * own call of the callable, not callService's: the JIT profiles the
+     * receiver classes per call site, and one site for all of a context's
+     * services saw them all (five in perfserver), so C2 compiled it as a
+     * virtual call, the service not inlined, in every slot but the first
+     * to be compiled (-XX:+LogCompilation: inline_fail 'virtual call').
+     * A slot holds the same service's callable in every instance of a
+     * server class: each site sees one.
      */
-    static boolean callService0(Object[] ctx) throws Exception { return callService(ctx, 0); }
-    static boolean callService1(Object[] ctx) throws Exception { return callService(ctx, 1); }
-    static boolean callService2(Object[] ctx) throws Exception { return callService(ctx, 2); }
-    static boolean callService3(Object[] ctx) throws Exception { return callService(ctx, 3); }
-    static boolean callService4(Object[] ctx) throws Exception { return callService(ctx, 4); }
-    static boolean callService5(Object[] ctx) throws Exception { return callService(ctx, 5); }
-    static boolean callService6(Object[] ctx) throws Exception { return callService(ctx, 6); }
-    static boolean callService7(Object[] ctx) throws Exception { return callService(ctx, 7); }
-    static boolean callServiceCtx0(Object[] ctx) throws Exception { return callServiceCtx(ctx, 0); }
-    static boolean callServiceCtx1(Object[] ctx) throws Exception { return callServiceCtx(ctx, 1); }
-    static boolean callServiceCtx2(Object[] ctx) throws Exception { return callServiceCtx(ctx, 2); }
-    static boolean callServiceCtx3(Object[] ctx) throws Exception { return callServiceCtx(ctx, 3); }
-    static boolean callServiceCtx4(Object[] ctx) throws Exception { return callServiceCtx(ctx, 4); }
-    static boolean callServiceCtx5(Object[] ctx) throws Exception { return callServiceCtx(ctx, 5); }
-    static boolean callServiceCtx6(Object[] ctx) throws Exception { return callServiceCtx(ctx, 6); }
-    static boolean callServiceCtx7(Object[] ctx) throws Exception { return callServiceCtx(ctx, 7); }
+    static boolean callService0(Object[] ctx) throws Exception {
+        MkObjectC c = enter(ctx);
+        try { ((MqServiceNoArgIF) c.services[0]).Call(); } finally { leave(c); }
+        return true;
+    }
+    static boolean callService1(Object[] ctx) throws Exception {
+        MkObjectC c = enter(ctx);
+        try { ((MqServiceNoArgIF) c.services[1]).Call(); } finally { leave(c); }
+        return true;
+    }
+    static boolean callService2(Object[] ctx) throws Exception {
+        MkObjectC c = enter(ctx);
+        try { ((MqServiceNoArgIF) c.services[2]).Call(); } finally { leave(c); }
+        return true;
+    }
+    static boolean callService3(Object[] ctx) throws Exception {
+        MkObjectC c = enter(ctx);
+        try { ((MqServiceNoArgIF) c.services[3]).Call(); } finally { leave(c); }
+        return true;
+    }
+    static boolean callService4(Object[] ctx) throws Exception {
+        MkObjectC c = enter(ctx);
+        try { ((MqServiceNoArgIF) c.services[4]).Call(); } finally { leave(c); }
+        return true;
+    }
+    static boolean callService5(Object[] ctx) throws Exception {
+        MkObjectC c = enter(ctx);
+        try { ((MqServiceNoArgIF) c.services[5]).Call(); } finally { leave(c); }
+        return true;
+    }
+    static boolean callService6(Object[] ctx) throws Exception {
+        MkObjectC c = enter(ctx);
+        try { ((MqServiceNoArgIF) c.services[6]).Call(); } finally { leave(c); }
+        return true;
+    }
+    static boolean callService7(Object[] ctx) throws Exception {
+        MkObjectC c = enter(ctx);
+        try { ((MqServiceNoArgIF) c.services[7]).Call(); } finally { leave(c); }
+        return true;
+    }
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    static boolean callServiceCtx0(Object[] ctx) throws Exception {
+        MkObjectC c = enter(ctx);
+        try { ((MqServiceIF) c.services[0]).Call((MqContextC) c); } finally { leave(c); }
+        return true;
+    }
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    static boolean callServiceCtx1(Object[] ctx) throws Exception {
+        MkObjectC c = enter(ctx);
+        try { ((MqServiceIF) c.services[1]).Call((MqContextC) c); } finally { leave(c); }
+        return true;
+    }
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    static boolean callServiceCtx2(Object[] ctx) throws Exception {
+        MkObjectC c = enter(ctx);
+        try { ((MqServiceIF) c.services[2]).Call((MqContextC) c); } finally { leave(c); }
+        return true;
+    }
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    static boolean callServiceCtx3(Object[] ctx) throws Exception {
+        MkObjectC c = enter(ctx);
+        try { ((MqServiceIF) c.services[3]).Call((MqContextC) c); } finally { leave(c); }
+        return true;
+    }
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    static boolean callServiceCtx4(Object[] ctx) throws Exception {
+        MkObjectC c = enter(ctx);
+        try { ((MqServiceIF) c.services[4]).Call((MqContextC) c); } finally { leave(c); }
+        return true;
+    }
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    static boolean callServiceCtx5(Object[] ctx) throws Exception {
+        MkObjectC c = enter(ctx);
+        try { ((MqServiceIF) c.services[5]).Call((MqContextC) c); } finally { leave(c); }
+        return true;
+    }
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    static boolean callServiceCtx6(Object[] ctx) throws Exception {
+        MkObjectC c = enter(ctx);
+        try { ((MqServiceIF) c.services[6]).Call((MqContextC) c); } finally { leave(c); }
+        return true;
+    }
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    static boolean callServiceCtx7(Object[] ctx) throws Exception {
+        MkObjectC c = enter(ctx);
+        try { ((MqServiceIF) c.services[7]).Call((MqContextC) c); } finally { leave(c); }
+        return true;
+    }
 
     /** A service of the context ctx[0] (java.py's slotted): its callable in services[slot]. */
     static boolean callService(Object[] ctx, int slot) throws Exception {
@@ -588,28 +679,61 @@ public abstract class MkObjectC implements AutoCloseable {
         return 1;
     }
 
-    /** Each server class's constructor without arguments (newServer). */
-    private static final ClassValue<Constructor<?>> SERVER = new ClassValue<>() {
+    /**
+     * Each server class's factory (newServer): a Supplier whose get() is
+     * {@code new C()}, or where the library cannot make one (see factory)
+     * the class's constructor without arguments.
+     */
+    private static final ClassValue<Object> SERVER = new ClassValue<>() {
         @Override
-        protected Constructor<?> computeValue(Class<?> c) {
-            try {
-                Constructor<?> k = c.getDeclaredConstructor();
-                k.trySetAccessible(); // as JNI's NewObject: a class need not be public
-                return k;
-            } catch (NoSuchMethodException e) {
-                return null; // ConfigSetServerSetup refused such a class already
-            }
+        protected Object computeValue(Class<?> c) {
+            return factory(c);
         }
     };
 
+    /*
+     * The Supplier comes from LambdaMetafactory, as a constructor reference
+     * in the user's own code would: a class of its own whose get() is a
+     * plain new, which C2 inlines at newServer's call.  Reflection's
+     * Constructor.newInstance cost 22 more instructions per server instance
+     * (callgrind) and, at the 16th call, defined and loaded a bytecode
+     * accessor of its own (the JDK's "inflation"), whose interpretation
+     * and compiles land in a client's first child creations (perfclient
+     * --child's first timed run in spawn mode).  A class whose package its
+     * module does not open to the library (a named module) has no such
+     * lookup: its constructor is called through reflection, as before.
+     */
+    private static Object factory(Class<?> c) {
+        try {
+            MethodHandles.Lookup l = MethodHandles.privateLookupIn(c, MethodHandles.lookup());
+            MethodHandle k = l.findConstructor(c, MethodType.methodType(void.class));
+            return (Supplier<?>) LambdaMetafactory.metafactory(l, "get",
+                    MethodType.methodType(Supplier.class), MethodType.methodType(Object.class), k,
+                    MethodType.methodType(c)).getTarget().invokeExact();
+        } catch (VirtualMachineError e) {
+            throw e;
+        } catch (Throwable e) { // no such lookup into c's package: reflection
+        }
+        try {
+            Constructor<?> k = c.getDeclaredConstructor();
+            k.trySetAccessible(); // as JNI's NewObject: a class need not be public
+            return k;
+        } catch (NoSuchMethodException e) {
+            return null; // ConfigSetServerSetup refused such a class already
+        }
+    }
+
     /**
      * A new server instance of class c (callNewServer), made here with
-     * {@code new} through its constructor.  An exception of the
-     * constructor goes to the library as it is.
+     * {@code new}.  An exception of the constructor goes to the library as
+     * it is.
      */
     static MkObjectC newServer(Class<?> c) throws Throwable {
+        Object f = SERVER.get(c);
+        if (f instanceof Supplier<?> s)
+            return (MkObjectC) s.get();
         try {
-            return (MkObjectC) SERVER.get(c).newInstance();
+            return (MkObjectC) ((Constructor<?>) f).newInstance();
         } catch (InvocationTargetException e) {
             throw e.getCause();
         }
