@@ -118,6 +118,33 @@ after_fork(void)
 
 /* ---------------------------------------------------------------- the GVL */
 
+/* Whether this thread is one Ruby knows (1), asked once per thread.  Such a
+ * thread holds the GVL whenever it runs the library's code: it entered the
+ * library through the glue, which Ruby calls with the GVL, and this runtime
+ * gives the GVL up only in wait_released, around fn, the one system call
+ * that calls nothing back.  So the hooks ask ruby_thread_has_gvl_p (~23
+ * instructions with its __tls_get_addr; twice a round trip) only a thread's
+ * first time, and each time a thread Ruby does not know (the library's
+ * --thread pool, which the Ruby options refuse; C code using libmqlink on
+ * threads of its own).  Not served: C code that calls libmqlink from a
+ * thread Ruby knows while it has given the GVL up (inside another
+ * extension's rb_thread_call_without_gvl); it must hold the GVL, as the
+ * callbacks it may cause run Ruby.  initial-exec: a load from the thread
+ * pointer, not a __tls_get_addr call (one byte of glibc's static TLS
+ * surplus, as the Tcl and Java bindings' hot thread-locals). */
+static __thread signed char ruby_thread __attribute__((tls_model("initial-exec")));
+
+static inline int
+holds_gvl(void)
+{
+    if (ruby_thread)
+        return 1;
+    if (!ruby_thread_has_gvl_p())
+        return 0;
+    ruby_thread = 1;
+    return 1;
+}
+
 /* Waits with the GVL released, and kept (wait_alone), for the tests. */
 static unsigned long releases, kept;
 static ID id_pending;
@@ -213,8 +240,7 @@ current_interrupted(void)
     return rb_thread_interrupted(rb_thread_current());
 }
 
-/* The library's blocking hook: fn(arg) is one system call that may sleep.
- * A thread without the GVL (one Ruby does not know) just makes it.
+/* The wait of a thread that is not alone: fn runs with the GVL released.
  * rb_thread_call_without_gvl2 returns without calling fn when any interrupt
  * is set, also those rb_thread_interrupted does not report: the timer's
  * (another thread waits for the GVL) and a postponed job's (a GC finalizer,
@@ -222,22 +248,12 @@ current_interrupted(void)
  * served here (which hands the GVL to the waiting thread) and fn tried
  * again: returning 0 with fn not run would make the library retry at once,
  * holding the GVL, until its deadline (threads_test.rb, "postponed job"). */
-static int
-blocking_call(MqBlockingFnF fn, void *arg)
+static __attribute__((noinline)) int
+wait_released(MqBlockingFnF fn, void *arg)
 {
     nogvl_call call = {fn, arg, 0};
-    VALUE th;
+    VALUE th = rb_thread_current();
 
-    if (!ruby_thread_has_gvl_p()) {
-        fn(arg);
-        return 0;
-    }
-    if (pending_threads && pending)
-        return 1; /* an interrupt waits for the glue: no new wait */
-    after_fork();
-    if (rb_thread_alone())
-        return wait_alone(fn, arg);
-    th = rb_thread_current();
     /* An interrupt set before the wait is seen by rb_thread_call_without_gvl2
      * itself, which then does not run fn: no check of our own first. */
     for (;;) {
@@ -249,6 +265,23 @@ blocking_call(MqBlockingFnF fn, void *arg)
     }
     releases++;
     return rb_thread_interrupted(th) && handle_interrupt(th);
+}
+
+/* The library's blocking hook: fn(arg) is one system call that may sleep.
+ * A thread without the GVL (one Ruby does not know) just makes it. */
+static int
+blocking_call(MqBlockingFnF fn, void *arg)
+{
+    if (!holds_gvl()) {
+        fn(arg);
+        return 0;
+    }
+    if (pending_threads && pending)
+        return 1; /* an interrupt waits for the glue: no new wait */
+    after_fork();
+    if (rb_thread_alone())
+        return wait_alone(fn, arg);
+    return wait_released(fn, arg);
 }
 
 /* Raise what handle_interrupt kept: the exception, or else (Thread#kill,
@@ -328,21 +361,33 @@ signal_then(int argc, VALUE *argv, VALUE self)
 
 /* ------------------------------------------------------- entries into Ruby */
 
-/* Run fn(arg) with the GVL: directly when this thread holds it, else
- * through rb_thread_call_with_gvl; from a thread Ruby does not know, set
- * ctx's error and return NULL without running it. */
-static void *
-with_gvl(void *(*fn)(void *), void *arg, MqContextC *ctx)
+/* with_gvl for a thread that does not hold the GVL (apart, so that the
+ * common case needs no frame of its own). */
+static __attribute__((noinline)) void *
+with_gvl_slow(void *(*fn)(void *), void *arg, MqContextC *ctx)
 {
-    if (ruby_thread_has_gvl_p()) {
-        after_fork();
-        return fn(arg);
+    void *r;
+    if (ruby_native_thread_p()) {
+        r = rb_thread_call_with_gvl(fn, arg);
+        ruby_thread = 0; /* fn's hooks saw the GVL, which is given up again */
+        return r;
     }
-    if (ruby_native_thread_p())
-        return rb_thread_call_with_gvl(fn, arg);
     if (ctx)
         MqErrorSet(ctx, MK_ERR_GENERIC, "%s", "Ruby code called from a thread Ruby does not know");
     return NULL;
+}
+
+/* Run fn(arg) with the GVL: directly when this thread holds it, else
+ * through rb_thread_call_with_gvl; from a thread Ruby does not know, set
+ * ctx's error and return NULL without running it. */
+static inline void *
+with_gvl(void *(*fn)(void *), void *arg, MqContextC *ctx)
+{
+    if (holds_gvl()) {
+        after_fork();
+        return fn(arg);
+    }
+    return with_gvl_slow(fn, arg, ctx);
 }
 
 /* The exception in $! as ctx's error; clears it.  Never raises. */
