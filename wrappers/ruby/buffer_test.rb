@@ -315,6 +315,38 @@ test "CreateTLS finds each name's own object: more names than remembered, any en
   raises(TypeError) { MkBufferStreamC.CreateTLS(:"name-1") }
 end
 
+# A frozen name is known by its object (runtime.c: tls_strs); an unfrozen
+# String can change between calls, so its bytes are looked at every time.
+test "CreateTLS finds a changed unfrozen name's own object, and a frozen name's through GC" do
+  n = String.new("tls-a")
+  a = MkBufferStreamC.CreateTLS(n).tap { |s| s.WriteI32(1) }
+  check MkBufferStreamC.CreateTLS(n).equal?(a) && a.Count == 0, "the same name, another object"
+  a.WriteI32(1)
+  n.replace("tls-b")
+  b = MkBufferStreamC.CreateTLS(n)
+  check !b.equal?(a) && a.Count == 1, "a changed name found the old name's object"
+  f = "tls-c".dup.freeze
+  c = MkBufferStreamC.CreateTLS(f).tap { |s| s.WriteI32(1) }
+  GC.start
+  check MkBufferStreamC.CreateTLS(f).equal?(c) && c.Count == 0, "a frozen name lost its object"
+  c.WriteI32(1)
+  check MkBufferStreamC.CreateTLS("tls-c".dup.freeze).equal?(c) && c.Count == 0,
+        "an equal frozen String did not find the name's object"
+  c.WriteI32(1)
+  check !MkBufferListC.CreateTLS(f).equal?(c) && c.Count == 1,
+        "a frozen name found the object of another class"
+end
+
+# In a new process no frozen name is known yet: a memo that knows its name
+# by no String (0) is not found for the name false (0 too).
+test "CreateTLS(false) raises TypeError in a process that used unfrozen names only" do
+  code = 'require "mqlink"; Mqlink::MkBufferStreamC.CreateTLS(String.new("x")); ' \
+         'begin; Mqlink::MkBufferStreamC.CreateTLS(false); print "no error"; ' \
+         'rescue TypeError; print "TypeError"; end'
+  out = IO.popen([RbConfig.ruby, "-e", code], err: %i[child out], &:read)
+  check out == "TypeError", out
+end
+
 test "copies' C buffers are recycled, each with its own new value; large ones are freed" do
   pooled = -> { Mqlink.__send__(:buffers_pooled) }
   s = MkBufferStreamC.new
