@@ -106,8 +106,9 @@ void
 MqConfigSetName(MqContextC *ctx, const char *name)
 {
     mqi_config_own(&ctx->cfg);
-    free(ctx->cfg.name);
-    ctx->cfg.name = name ? strdup(name) : NULL;
+    char *old = ctx->cfg.name; /* name may be it */
+    ctx->cfg.name = name ? mqi_config_strdup(&ctx->cfg, name) : NULL;
+    mqi_config_strfree(&ctx->cfg, old);
 }
 
 const char *

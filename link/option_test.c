@@ -246,6 +246,47 @@ test_null_word(void)
                   WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
 }
 
+/* A configuration's strings live in its text while they fit, on the heap
+ * after (link_int.h): names and paths short and long, set again and again,
+ * copied to another configuration and borrowed from one, read back whole
+ * wherever they live, and each freed once (ASan, valgrind). */
+#define CHECK_STR(a, b) MQT_CHECK_MSG(!strcmp((a), (b)), "'%s', not '%s'", (a), (b))
+
+static void
+test_strings_in_text(void)
+{
+    char name[200], path[120];
+    MqContextC *ctx = MqContextCreate();
+    for (int i = 0; i < 60; i++) {
+        int n = i * 3 % 90; /* 0 to 87 letters, then the number */
+        memset(name, 'n', (size_t)n);
+        snprintf(name + n, sizeof name - (size_t)n, "%d", i);
+        MqConfigSetName(ctx, name);
+        CHECK_STR(MqConfigGetName(ctx), name);
+        MqConfigSetName(ctx, MqConfigGetName(ctx)); /* itself */
+        CHECK_STR(MqConfigGetName(ctx), name);
+        snprintf(path, sizeof path, "/tmp/%0*d.sock", i % 2 ? 90 : 1, i);
+        const char *argv[] = {"prog", "--uds", "--file", path, "--srvname", "s"};
+        MQT_CHECK(mqi_options_parse(ctx, 6, argv) == MK_OK);
+        CHECK_STR(ctx->cfg.file, path);
+        CHECK_STR(ctx->cfg.srvname, "s");
+    }
+    MqContextC *copy = MqContextCreate(), *borrow = MqContextCreate();
+    mqi_config_copy(&copy->cfg, &ctx->cfg);
+    mqi_config_borrow(&borrow->cfg, &ctx->cfg);
+    CHECK_STR(MqConfigGetName(copy), "s"); /* the server's name */
+    CHECK_STR(MqConfigGetName(borrow), "s");
+    MQT_CHECK(borrow->cfg.file == ctx->cfg.file);
+    mqi_config_own(&borrow->cfg); /* its own copies now */
+    MqContextDelete(ctx); /* the strings copied from it stay */
+    CHECK_STR(copy->cfg.file, path);
+    CHECK_STR(borrow->cfg.file, path);
+    MqConfigSetName(copy, "renamed");
+    CHECK_STR(MqConfigGetName(copy), "renamed");
+    MqContextDelete(copy);
+    MqContextDelete(borrow);
+}
+
 static const mqt_case cases[] = {
     {"the known options have rows", test_known_rows},
     {"each row is found by its name, no row by another", test_find_each_row},
@@ -254,6 +295,7 @@ static const mqt_case cases[] = {
     {"every option is a config key (unless command-line only)", test_config_keys},
     {"--help lists every option (unless hidden)", test_help},
     {"a NULL argument is an error, not a crash", test_null_word},
+    {"strings in the configuration's text and on the heap", test_strings_in_text},
     {NULL, NULL},
 };
 

@@ -3,6 +3,7 @@
  * is left must be link options, so a typo is an error naming it, not a
  * silently ignored word. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -266,12 +267,36 @@ free_argv(char **argv, int argc)
     free(argv);
 }
 
+static int
+in_text(const mqi_config *c, const char *s)
+{
+    return s >= c->text && s < c->text + sizeof c->text;
+}
+
+char *
+mqi_config_strdup(mqi_config *c, const char *s)
+{
+    size_t n = strlen(s) + 1;
+    if (n > sizeof c->text - c->text_used)
+        return strdup(s);
+    char *t = memcpy(c->text + c->text_used, s, n);
+    c->text_used += (unsigned char)n;
+    return t;
+}
+
+void
+mqi_config_strfree(mqi_config *c, char *s)
+{
+    if (!in_text(c, s))
+        free(s);
+}
+
 /* The configuration's strings, the ones a borrowing one shares. */
 #define EACH_STRING(c, do)                                                          \
     do(c->name) do(c->srvname) do(c->file) do(c->host) do(c->port) do(c->storage) \
     do(c->tls_cert) do(c->tls_key) do(c->tls_ca) do(c->tls_name)
-#define FREE_SET(s) if (s) free(s);
-#define DUP_SET(s) s = s ? strdup(s) : NULL;
+#define FREE_SET(s) if (s) mqi_config_strfree(c, s);
+#define DUP_SET(s) s = s ? mqi_config_strdup(c, s) : NULL;
 
 void
 mqi_config_release(mqi_config *c)
@@ -289,10 +314,11 @@ void
 mqi_config_borrow(mqi_config *dst, const mqi_config *src)
 {
     mqi_config_release(dst);
-    *dst = *src;
+    memcpy(dst, src, offsetof(mqi_config, text)); /* not the text: its strings stay src's */
     if (src->srvname)
         dst->name = src->srvname;
     dst->borrowed = 1;
+    dst->text_used = 0;
     dst->secure.owned = 0; /* the listener's lives as long as it */
     dst->srv_argv = NULL;
     dst->srv_argc = 0;
@@ -349,8 +375,8 @@ string(MqContextC *ctx, const char *opt, const char *arg, char **out)
 {
     if (!arg || !*arg)
         return bad(ctx, "option '%s' needs a value", opt);
-    free(*out);
-    *out = strdup(arg);
+    mqi_config_strfree(&ctx->cfg, *out);
+    *out = mqi_config_strdup(&ctx->cfg, arg);
     return MK_OK;
 }
 

@@ -64,8 +64,10 @@
  * it was poll + read), close.  User space runs ~2 860 instructions on the
  * server (instance, setup and its services, delete: callgrind, 1 500
  * parents against 500; the most: MqServiceCreate 310 for perfserver's
- * services, malloc and free 300, the loop 205, p's mutex 120) and ~2 950
- * on the client (malloc and free 590, the options parsed 590); once ~5 300
+ * services, malloc and free 300, the loop 205, p's mutex 120) and ~2 660
+ * on the client (malloc and free 290: its context and connection, the
+ * options parsed 540; ~2 900 while its name and --file were on the heap,
+ * link_int.h: mqi_config.text); the waiting floor's ~90 and ~260.  Once ~5 300
  * and ~4 100 (a context and a connection not from calloc, the listener's
  * strings borrowed, the option rows indexed, a fixed text for the peer's
  * close, the first services in the context), then ~3 490 and ~3 260 (a
@@ -81,7 +83,20 @@
  * workers): per tick its timed wait, a wake on p's mutex, the signal, the
  * parked thread's wait and a wake on the mutex, 0.02 ticks per parent.
  * (Looking at the backlog with mu released did not change that: the
- * mutex's waiter was there before the watcher's poll.)  On TCP the server makes 5
+ * mutex's waiter was there before the watcher's poll.)
+ *
+ * The client's poll before it reads the handshake's answer is no loss to
+ * the floor: the floor's client blocks in read, and a unix socket wakes a
+ * blocked reader when its peer takes in what it sent (write space), here
+ * the server's read of the handshake, before the answer is there.  A
+ * scratch copy of limit-connect-wait in two processes (uds, five workers,
+ * 30 000 parents, medians of 5 alternated runs, load 5-6): server + client
+ * 32.8 us CPU and 1.8 + 2.1 task switches per parent with the read; 31.2
+ * us and 1.3 + 1.6 with poll (90 s) and read; 34.7 us with SO_RCVTIMEO set
+ * before connect and the read.  C PARENT made 1.1 + 1.05 switches and 5.1
+ * + 6 system calls, its CPU within the runs' spread of the floor's.
+ *
+ * On TCP the server makes 5
  * and the client 7 system calls per parent, as the floor's: a parent's
  * client resets at once instead of sending _CLS (link.c).
  *
