@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -323,18 +322,29 @@ server_dir(void)
     return base;
 }
 
+static void
+count_sender_file(const char *path, const char *name, void *n)
+{
+    (void)path;
+    *(int *)n += !strncmp(name, "srv.db.", 7) && strlen(name) == 7 + 32;
+}
+
 /* Files srv.db.IDENTITY in the server's directory. */
 static int
 sender_files(void)
 {
-    DIR *d = opendir(srvdir);
-    struct dirent *e;
     int n = 0;
-    while (d && (e = readdir(d)))
-        n += !strncmp(e->d_name, "srv.db.", 7) && strlen(e->d_name) == 7 + 32;
-    if (d)
-        closedir(d);
+    mqt_dir_each(srvdir, count_sender_file, &n);
     return n;
+}
+
+static void
+add_size(const char *path, const char *name, void *bytes)
+{
+    struct stat sb;
+    (void)name;
+    if (stat(path, &sb) == 0)
+        *(MK_I64 *)bytes += sb.st_size;
 }
 
 static int
@@ -616,17 +626,8 @@ sender_limits(void)
         }
     }
     MQT_CHECK_MSG(refused == 5, "%d of 5 1 MiB calls refused", refused);
-    struct stat sb;
-    char path[600];
-    DIR *d = opendir(srvdir);
-    struct dirent *e;
     MK_I64 bytes = 0;
-    while (d && (e = readdir(d)))
-        if (e->d_name[0] != '.' && snprintf(path, sizeof path, "%s/%s", srvdir, e->d_name) > 0 &&
-            stat(path, &sb) == 0)
-            bytes += sb.st_size;
-    if (d)
-        closedir(d);
+    mqt_dir_each(srvdir, add_size, &bytes);
     MQT_CHECK_MSG(bytes < 1000000, "the receiver's files hold %lld bytes", (long long)bytes);
     free(payload);
     MqContextDelete(b);

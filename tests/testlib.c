@@ -137,21 +137,39 @@ mqt_temp_dir(const char *stem)
     return p;
 }
 
-/* A temporary directory's files (it has no subdirectories), then itself. */
-static void
-remove_dir(const char *dir)
+int
+mqt_dir_each(const char *dir, void (*fn)(const char *path, const char *name, void *arg), void *arg)
 {
     DIR *d = opendir(dir);
     struct dirent *e;
     char *p;
-    while (d && (e = readdir(d)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
-            asprintf(&p, "%s/%s", dir, e->d_name) >= 0) {
-            unlink(p);
+    int n = 0;
+    while (d && (e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        n++;
+        if (fn && asprintf(&p, "%s/%s", dir, e->d_name) >= 0) {
+            fn(p, e->d_name, arg);
             free(p);
         }
+    }
     if (d)
         closedir(d);
+    return n;
+}
+
+static void
+unlink_entry(const char *path, const char *name, void *arg)
+{
+    (void)name, (void)arg;
+    unlink(path);
+}
+
+/* A temporary directory's files (it has no subdirectories), then itself. */
+static void
+remove_dir(const char *dir)
+{
+    mqt_dir_each(dir, unlink_entry, NULL);
     rmdir(dir);
 }
 

@@ -45,6 +45,10 @@ const char *mqt_temp_path(const char *stem);
 /* A fresh temporary directory, removed with its files by mqt_cleanup in the
  * process that made it (not in a child forked after). */
 const char *mqt_temp_dir(const char *stem);
+/* Each entry of dir but . and ..: fn(path, name, arg) when fn is not NULL;
+ * returns how many there are (0 when dir cannot be read). */
+int mqt_dir_each(const char *dir, void (*fn)(const char *path, const char *name, void *arg),
+                 void *arg);
 /* A free TCP port on 127.0.0.1. */
 int mqt_free_port(void);
 

@@ -4,7 +4,6 @@
  * empty file leaves nothing behind. */
 #include "config.h"
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,14 +30,7 @@ fresh_dir(void)
 static int
 entries(void)
 {
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    int n = 0;
-    while (d && (e = readdir(d)))
-        n += e->d_name[0] != '.';
-    if (d)
-        closedir(d);
-    return n;
+    return mqt_dir_each(dir, NULL, NULL);
 }
 
 static mqi_storage *
