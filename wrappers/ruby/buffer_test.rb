@@ -315,8 +315,8 @@ test "CreateTLS finds each name's own object: more names than remembered, any en
   raises(TypeError) { MkBufferStreamC.CreateTLS(:"name-1") }
 end
 
-# A frozen name is known by its object (runtime.c: tls_strs); an unfrozen
-# String can change between calls, so its bytes are looked at every time.
+# A name is found by its bytes: an unfrozen String can change between
+# calls, a frozen one must keep finding its object through GC.
 test "CreateTLS finds a changed unfrozen name's own object, and a frozen name's through GC" do
   n = String.new("tls-a")
   a = MkBufferStreamC.CreateTLS(n).tap { |s| s.WriteI32(1) }
@@ -337,8 +337,8 @@ test "CreateTLS finds a changed unfrozen name's own object, and a frozen name's 
         "a frozen name found the object of another class"
 end
 
-# In a new process no frozen name is known yet: a memo that knows its name
-# by no String (0) is not found for the name false (0 too).
+# In a new process with only unfrozen names seen, a name that is no String
+# (false, whose VALUE is 0) is refused, not taken for a remembered one.
 test "CreateTLS(false) raises TypeError in a process that used unfrozen names only" do
   code = 'require "mqlink"; Mqlink::MkBufferStreamC.CreateTLS(String.new("x")); ' \
          'begin; Mqlink::MkBufferStreamC.CreateTLS(false); print "no error"; ' \

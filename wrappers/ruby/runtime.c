@@ -52,15 +52,12 @@ mqrb_keep_del(mqrb_keep *k)
 enum { TLS_BITS = 5 }; /* 32 sets of 2 */
 static mqrb_addr_set tls_wrappers[1 << TLS_BITS];
 
-static void tls_strs_mark(void);
-
 static void
 keep_mark(void *p)
 {
     for (mqrb_keep *k = keep_head.next; k != &keep_head; k = k->next)
         rb_gc_mark(k->value);
     mqrb_addr_mark(tls_wrappers, TLS_BITS);
-    tls_strs_mark();
     mqrb_src_views_mark();
     mqrb_own_init_mark();
 }
@@ -117,94 +114,39 @@ typedef struct {
     const rb_data_type_t *type;
     void *obj;
     long len;
-    unsigned slot, made; /* the tls_strs entry of this name; made 0: none */
     char name[TLS_NAME_MAX + 1];
 } tls_memo;
 static __thread tls_memo tls_memos[TLS_MEMOS];
 static __thread unsigned tls_memo_next;
-
-/* Frozen Strings that named a CreateTLS lately, kept alive (keep_mark), so
- * that a memo knows its name by the object: while the entry the memo took
- * (slot, and made, the entry's number, which no later entry has) holds it,
- * no other object can have its address, and its bytes are the ones the memo
- * was found by, frozen.  A literal of a file with frozen_string_literal
- * (perfserver.rb's names) is the same object at every call, then found
- * without looking at its bytes (~40 instructions of a CreateTLS's ~147).  A
- * String pushed out of the ring only sends its memos back to the bytes.
- * With the GVL held; the main Ractor only (the constructors keep the VM's
- * check). */
-enum { TLS_STRS = 8 };
-static struct {
-    VALUE str;
-    unsigned made;
-} tls_strs[TLS_STRS];
-static unsigned tls_strs_made;
-
-static void
-tls_strs_mark(void)
-{
-    for (int i = 0; i < TLS_STRS; i++)
-        if (tls_strs[i].str)
-            rb_gc_mark(tls_strs[i].str);
-}
-
-/* Let m know its name by name, a String of its bytes, when it is frozen. */
-static void
-tls_memo_know(tls_memo *m, VALUE name)
-{
-    unsigned i;
-
-    if (!RB_TYPE_P(name, T_STRING) || !RB_OBJ_FROZEN_RAW(name))
-        return;
-    for (i = 0; i < TLS_STRS && tls_strs[i].str != name; i++)
-        ;
-    if (i == TLS_STRS) {
-        i = tls_strs_made % TLS_STRS;
-        tls_strs[i].str = name;
-        if (!(tls_strs[i].made = ++tls_strs_made)) /* 0 is no entry's */
-            tls_strs[i].made = ++tls_strs_made;
-    }
-    m->slot = i;
-    m->made = tls_strs[i].made;
-}
 
 static void *
 tls_memo_find(const rb_data_type_t *type, VALUE name)
 {
     long len;
     const char *s;
-    tls_memo *m;
 
-    for (m = tls_memos; m < tls_memos + TLS_MEMOS; m++)
-        if (m->made && tls_strs[m->slot].made == m->made && tls_strs[m->slot].str == name &&
-            m->type == type)
-            return m->obj;
     if (!RB_TYPE_P(name, T_STRING) || RB_ENCODING_GET_INLINED(name) != mqrb_utf8_index ||
         (len = RSTRING_LEN(name)) > TLS_NAME_MAX)
         return NULL;
     s = RSTRING_PTR(name);
-    for (m = tls_memos; m < tls_memos + TLS_MEMOS; m++)
-        if (m->type == type && m->len == len && memcmp(m->name, s, (size_t)len) == 0) {
-            tls_memo_know(m, name);
+    for (tls_memo *m = tls_memos; m < tls_memos + TLS_MEMOS; m++)
+        if (m->type == type && m->len == len && memcmp(m->name, s, (size_t)len) == 0)
             return m->obj;
-        }
     return NULL;
 }
 
 static void
-tls_memo_add(const rb_data_type_t *type, const char *name, VALUE str, void *obj)
+tls_memo_add(const rb_data_type_t *type, const char *name, void *obj)
 {
     size_t len = strlen(name);
     tls_memo *m = &tls_memos[tls_memo_next++ % TLS_MEMOS];
 
     if (len > TLS_NAME_MAX)
         return;
-    m->made = 0; /* another name's from here on */
     m->type = type;
     m->obj = obj;
     m->len = (long)len;
     memcpy(m->name, name, len);
-    tls_memo_know(m, str);
 }
 
 VALUE
@@ -221,7 +163,7 @@ mqrb_plain_tls(VALUE klass, const rb_data_type_t *type, VALUE name,
     }
     s = mqrb_to_STR(name, &keep, fn);
     if ((obj = create(s)))
-        tls_memo_add(type, s, name, obj);
+        tls_memo_add(type, s, obj);
     RB_GC_GUARD(keep);
     return mqrb_plain_wrap_tls(klass, type, obj);
 }
