@@ -192,7 +192,8 @@ public abstract class MkObjectC implements AutoCloseable {
     }
 
     /** ahead's flag in a read's result: an item is left after it (MQJ_MORE). */
-    static final long MORE = 1L << 62;
+    static final int MORE_BIT = 62;
+    static final long MORE = 1L << MORE_BIT;
 
     /** A read's result without its MORE flag, which goes to next (mqj_ahead). */
     final long ahead(long r) {
@@ -207,7 +208,7 @@ public abstract class MkObjectC implements AutoCloseable {
          * items after it deoptimised the method, compiled again within
          * perfclient --bus's first run.
          */
-        next = (int) (r >>> 61 & 2) - 1;
+        next = (int) (r >>> (MORE_BIT - 1) & 2) - 1;
         return r & ~MORE;
     }
 
