@@ -293,11 +293,17 @@ stop_link(mqi_conn *c)
 
 /* A server is about to wait (or to look whether it can, past a deadline):
  * armed first, so that a stop signal from here on ends the wait, then the
- * signal come already, if any. */
+ * signal come already, if any (disarmed then: the link ends, and fd with
+ * it). */
 static int
 stop_before_wait(mqi_conn *c)
 {
-    return c->stop_arms ? mqi_stop_arm(c->fd) : mqi_stop_signal();
+    if (!c->stop_arms)
+        return mqi_stop_signal();
+    if (!mqi_stop_arm(c->fd))
+        return 0;
+    mqi_stop_disarm();
+    return 1;
 }
 
 /* The wait is over: disarmed, and whether a stop signal came.  A read that

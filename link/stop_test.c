@@ -26,6 +26,7 @@
 
 #include "config.h"
 
+#include "link_int.h" /* mqi_stop_fd */
 #include "linktest.h"
 
 /* The trap: which wait raises SIGTERM next (in the server process only). */
@@ -76,12 +77,21 @@ blocking_call(MqBlockingFnF fn, void *arg)
     return 0;
 }
 
+/* STOP: the signal comes while a service runs (no wait armed); the loop's
+ * look before its next wait ends the link. */
+static MkErrorE
+stop_now(MqContextC *ctx, void *data)
+{
+    raise(SIGTERM);
+    return MqSendRETURN(ctx);
+}
+
 /* The instance's setup arms its trap: the next wait is the loop's first. */
 static MkErrorE
 setup(MqContextC *ctx, void *data)
 {
     trap = *(int *)data;
-    return MK_OK;
+    return MqServiceCreate(ctx, "STOP", stop_now, NULL, NULL);
 }
 
 /* The server process: stderr into log, INFO lines on; the trap armed at
@@ -109,8 +119,13 @@ server(const char *log, int argc, const char **argv, int now, int later)
     MkErrorE rc = MqProcessEvent(ctx, MQ_WAIT_FOREVER, 0);
     if (rc != MK_OK)
         fprintf(stderr, "server: %s\n", MqErrorGetText(ctx));
+    /* the link is over: no socket left armed, whose number the next
+     * socket made may get (a second signal would shut that one down) */
+    int left_armed = mqi_stop_fd != -1;
+    if (left_armed)
+        fprintf(stderr, "server: the stop signals' socket still armed (%d)\n", (int)mqi_stop_fd);
     MqContextDelete(ctx);
-    _exit(rc == MK_OK ? 0 : 4);
+    _exit(rc != MK_OK ? 4 : left_armed ? 6 : 0);
 }
 
 static pid_t
@@ -179,6 +194,26 @@ instance_stops(const char *what, int trap_in_setup)
     MqContextC *c = MqContextCreate();
     MQT_OK(MqLinkCreate(c, 4, cargv), MqErrorGetText(c));
     check_stopped(pid, log, what, "stopped by signal 15");
+    MqContextDelete(c);
+}
+
+/* The signal comes while a service runs: the loop's look ends the link
+ * and leaves no socket armed. */
+static void
+service_stops(void)
+{
+    char sock[256], log[256];
+    snprintf(sock, sizeof sock, "%s", mqt_temp_path("sock"));
+    snprintf(log, sizeof log, "%s", mqt_temp_path("log"));
+    const char *sargv[] = {"stopsrv", "--uds", "--file", sock};
+    pid_t pid = start_server(log, 4, sargv, TRAP_NONE, TRAP_NONE);
+    MQT_CHECK(mqt_wait_for_file(sock, 30000) == 0);
+    const char *cargv[] = {"client", "--uds", "--file", sock, "--silent"};
+    MqContextC *c = MqContextCreate();
+    MQT_OK(MqLinkCreate(c, 5, cargv), MqErrorGetText(c));
+    MqSendSTART(c);
+    MQT_OK(MqSendEND_AND_WAIT(c, "STOP", 30000), MqErrorGetText(c));
+    check_stopped(pid, log, "uds, during a service", "stopped by signal 15");
     MqContextDelete(c);
 }
 
@@ -277,6 +312,7 @@ thread_wait(void)
 #endif
 
 static const mqt_case cases[] = {
+    {"a stop signal during a service ends the link, nothing left armed", service_stops},
     {"a stop signal before the instance's poll ends it", poll_wait},
     {"a stop signal before a runtime's blocking call ends it", blocking_call_wait},
     {"a stop signal before a --fork instance's poll ends it", fork_poll_wait},
