@@ -295,7 +295,7 @@ stop_link(mqi_conn *c)
  * armed first, so that a stop signal from here on ends the wait, then the
  * signal come already, if any (disarmed then: the link ends, and fd with
  * it). */
-static int
+static inline int
 stop_before_wait(mqi_conn *c)
 {
     if (!c->stop_arms)
@@ -306,22 +306,28 @@ stop_before_wait(mqi_conn *c)
     return 1;
 }
 
-/* The wait is over: disarmed, and whether a stop signal came.  A read that
- * found the end of file the signal's shutdown made gives the stop as the
- * link's reason, not the peer's close; frames read before it are served
- * first (the loop's next look ends the link). */
+/* A stop signal came during a wait: a read that found the end of file the
+ * signal's shutdown made gives the stop as the link's reason, not the
+ * peer's close; frames read before it are served first (the loop's next
+ * look ends the link). */
 static int
-stop_after_wait(mqi_conn *c)
+stop_came(mqi_conn *c)
 {
-    if (!c->is_server)
-        return 0;
-    if (c->stop_arms)
-        mqi_stop_disarm();
-    if (!mqi_stop_signal())
-        return 0;
     if (!c->up)
         stop_link(c);
     return 1;
+}
+
+/* The wait is over: disarmed, and whether a stop signal came.  Inline: on
+ * every wait a server makes.  A wait not armed (a client's, a --thread
+ * pool's instance's) was not shut down: the next look is soon enough. */
+static inline int
+stop_after_wait(mqi_conn *c)
+{
+    if (!c->stop_arms)
+        return 0;
+    mqi_stop_disarm();
+    return mqi_stop_signal() && stop_came(c);
 }
 
 MkErrorE

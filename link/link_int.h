@@ -730,7 +730,10 @@ void mqi_stop_catch(void);
 /* A listener that could not listen gives the process its handlers back
  * (unless a stop signal already came). */
 void mqi_stop_release(void);
-extern volatile sig_atomic_t mqi_stop_sig, mqi_stop_fd;
+/* hidden: read and written in every server wait, PC-relative, not through
+ * the GOT (no module uses them) */
+extern volatile sig_atomic_t mqi_stop_sig __attribute__((visibility("hidden")));
+extern volatile sig_atomic_t mqi_stop_fd __attribute__((visibility("hidden")));
 /* read inline: the event loop looks before every wait */
 static inline int
 mqi_stop_signal(void)
