@@ -723,8 +723,8 @@ void mqi_instance_serve(MqContextC *tmpl, int fd);
 MkErrorE mqi_listen_serve(MqContextC *ctx);
 
 /* stop.c: SIGINT, SIGTERM and SIGHUP of a server process set a flag (and end
- * the calling thread's waits with EINTR); mqi_stop_signal() is that signal,
- * or 0.  Called by the thread that will wait, once the process listens or
+ * the calling thread's waits: with EINTR, or an armed one, mqi_stop_arm,
+ * through its socket's shutdown); mqi_stop_signal() is that signal, or 0.  Called by the thread that will wait, once the process listens or
  * serves as a server; later calls change nothing. */
 void mqi_stop_catch(void);
 /* A listener that could not listen gives the process its handlers back

@@ -13,6 +13,7 @@
  * accept: half of --timeout 600) and the case fails after 30 s. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -86,11 +87,48 @@ stop_now(MqContextC *ctx, void *data)
     return MqSendRETURN(ctx);
 }
 
+/* EXEC: a program the service starts can be stopped with SIGTERM (the
+ * library changes no signal mask: stop.c).  The program is sleep (a shell
+ * would not do: dash clears its mask), its SIGTERM sent once it runs (the
+ * close-on-exec pipe closed); it ends by it unless the signal is blocked.
+ * Answers whether it did within 30 s. */
+static MkErrorE
+exec_stoppable(MqContextC *ctx, void *data)
+{
+    int st = 0, ended = 0, p[2];
+    char c;
+    if (pipe2(p, O_CLOEXEC) != 0)
+        return MqErrorSet(ctx, MQ_ERR_SYSTEM, "pipe2 failed");
+    pid_t pid = fork();
+    if (pid == 0) {
+        execlp("sleep", "sleep", "60", (char *)NULL);
+        _exit(127);
+    }
+    close(p[1]);
+    if (pid > 0 && read(p[0], &c, 1) == 0) /* exec'd */
+        kill(pid, SIGTERM);
+    close(p[0]);
+    for (int i = 0; pid > 0 && !ended && i < 3000; i++) {
+        ended = waitpid(pid, &st, WNOHANG) == pid;
+        if (!ended)
+            usleep(10000);
+    }
+    if (pid > 0 && !ended) {
+        kill(pid, SIGKILL);
+        waitpid(pid, &st, 0);
+    }
+    MqSendSTART(ctx);
+    MqSendI32(ctx, ended && WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM);
+    return MqSendRETURN(ctx);
+}
+
 /* The instance's setup arms its trap: the next wait is the loop's first. */
 static MkErrorE
 setup(MqContextC *ctx, void *data)
 {
     trap = *(int *)data;
+    if (MqServiceCreate(ctx, "EXEC", exec_stoppable, NULL, NULL) != MK_OK)
+        return MK_ERROR;
     return MqServiceCreate(ctx, "STOP", stop_now, NULL, NULL);
 }
 
@@ -197,8 +235,9 @@ instance_stops(const char *what, int trap_in_setup)
     MqContextDelete(c);
 }
 
-/* The signal comes while a service runs: the loop's look ends the link
- * and leaves no socket armed. */
+/* A program a service starts can be stopped with SIGTERM; then the
+ * signal comes while a service runs: the loop's look ends the link and
+ * leaves no socket armed. */
 static void
 service_stops(void)
 {
@@ -211,6 +250,11 @@ service_stops(void)
     const char *cargv[] = {"client", "--uds", "--file", sock, "--silent"};
     MqContextC *c = MqContextCreate();
     MQT_OK(MqLinkCreate(c, 5, cargv), MqErrorGetText(c));
+    MK_I32 stoppable = 0;
+    MqSendSTART(c);
+    MQT_OK(MqSendEND_AND_WAIT(c, "EXEC", 60000), MqErrorGetText(c));
+    MQT_OK(MqReadI32(c, &stoppable), MqErrorGetText(c));
+    MQT_CHECK_MSG(stoppable, "a program the service started did not end by its SIGTERM");
     MqSendSTART(c);
     MQT_OK(MqSendEND_AND_WAIT(c, "STOP", 30000), MqErrorGetText(c));
     check_stopped(pid, log, "uds, during a service", "stopped by signal 15");
@@ -312,7 +356,8 @@ thread_wait(void)
 #endif
 
 static const mqt_case cases[] = {
-    {"a stop signal during a service ends the link, nothing left armed", service_stops},
+    {"what a service starts can be stopped; a stop signal during a service ends the link",
+     service_stops},
     {"a stop signal before the instance's poll ends it", poll_wait},
     {"a stop signal before a runtime's blocking call ends it", blocking_call_wait},
     {"a stop signal before a --fork instance's poll ends it", fork_poll_wait},
