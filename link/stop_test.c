@@ -15,6 +15,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +33,7 @@
 #include "linktest.h"
 
 /* The trap: which wait raises SIGTERM next (in the server process only). */
-enum { TRAP_NONE, TRAP_POLL, TRAP_RECV, TRAP_ACCEPT, TRAP_BLOCKING_CALL };
+enum { TRAP_NONE, TRAP_POLL, TRAP_POLL_OTHER, TRAP_RECV, TRAP_ACCEPT, TRAP_BLOCKING_CALL };
 static volatile int trap;
 
 static void
@@ -43,13 +45,43 @@ spring(int which)
     }
 }
 
+/* Another thread of the process (a runtime's) that takes the signal: its
+ * handler hands it on to the waiting thread (pthread_kill) and returns,
+ * then the thread ends. */
+static void *
+other_thread(void *unused)
+{
+    while (!mqi_stop_signal())
+        usleep(1000); /* the handler ends the sleep */
+    return NULL;
+}
+
+/* The signal lands on another thread; once that thread's handler is done,
+ * the one handed on is taken by this thread (at the return of a system
+ * call, sched_yield at the latest) before its wait begins. */
+static void
+spring_other(int which)
+{
+    pthread_t t;
+    if (trap != which)
+        return;
+    trap = TRAP_NONE;
+    if (pthread_create(&t, NULL, other_thread, NULL) != 0)
+        return;
+    pthread_kill(t, SIGTERM);
+    pthread_join(t, NULL);
+    sched_yield();
+}
+
 /* A wait: a timeout of 0 only looks. */
 int
 poll(struct pollfd *p, nfds_t n, int timeout_ms)
 {
     struct timespec ts = {timeout_ms / 1000, timeout_ms % 1000 * 1000000L};
-    if (timeout_ms != 0)
+    if (timeout_ms != 0) {
         spring(TRAP_POLL);
+        spring_other(TRAP_POLL_OTHER);
+    }
     return ppoll(p, n, timeout_ms < 0 ? NULL : &ts, NULL);
 }
 
@@ -268,6 +300,12 @@ poll_wait(void)
 }
 
 static void
+other_thread_wait(void)
+{
+    instance_stops("uds, poll, the signal on another thread", TRAP_POLL_OTHER);
+}
+
+static void
 blocking_call_wait(void)
 {
     instance_stops("uds, runtime's blocking call", TRAP_BLOCKING_CALL);
@@ -359,6 +397,7 @@ static const mqt_case cases[] = {
     {"what a service starts can be stopped; a stop signal during a service ends the link",
      service_stops},
     {"a stop signal before the instance's poll ends it", poll_wait},
+    {"a stop signal handed on from another thread before the poll ends it", other_thread_wait},
     {"a stop signal before a runtime's blocking call ends it", blocking_call_wait},
     {"a stop signal before a --fork instance's poll ends it", fork_poll_wait},
     {"a stop signal before a TCP --fork instance's blocking read ends it", fork_tcp_read_wait},
