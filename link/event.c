@@ -283,6 +283,53 @@ kept_read_blocks(const mqi_conn *c)
     return c->rbuf.cap == 0 && !mqi_conn_buffered(c);
 }
 
+/* stop.c: end a server's link as if the client had closed it. */
+static void
+stop_link(mqi_conn *c)
+{
+    MkErrorSet(c->err, MQ_ERR_LINK, "stopped by signal %d", mqi_stop_signal());
+    c->up = 0;
+}
+
+/* A server is about to wait (or to look whether it can, past a deadline):
+ * armed first, so that a stop signal from here on ends the wait, then the
+ * signal come already, if any (disarmed then: the link ends, and fd with
+ * it). */
+static inline int
+stop_before_wait(mqi_conn *c)
+{
+    if (!c->stop_arms)
+        return mqi_stop_signal();
+    if (!mqi_stop_arm(c->fd))
+        return 0;
+    mqi_stop_disarm();
+    return 1;
+}
+
+/* A stop signal came during a wait: a read that found the end of file the
+ * signal's shutdown made gives the stop as the link's reason, not the
+ * peer's close; frames read before it are served first (the loop's next
+ * look ends the link). */
+static int
+stop_came(mqi_conn *c)
+{
+    if (!c->up)
+        stop_link(c);
+    return 1;
+}
+
+/* The wait is over: disarmed, and whether a stop signal came.  Inline: on
+ * every wait a server makes.  A wait not armed (a client's, a --thread
+ * pool's instance's) was not shut down: the next look is soon enough. */
+static inline int
+stop_after_wait(mqi_conn *c)
+{
+    if (!c->stop_arms)
+        return 0;
+    mqi_stop_disarm();
+    return mqi_stop_signal() && stop_came(c);
+}
+
 MkErrorE
 mqi_loop(MqContextC *ctx, mqi_pending *waiter, MK_I64 deadline, int once)
 {
@@ -328,27 +375,28 @@ mqi_loop(MqContextC *ctx, mqi_pending *waiter, MK_I64 deadline, int once)
             if (due >= 0 && (until < 0 || due < until))
                 until = due;
         }
-        if (c->is_server && mqi_stop_signal()) {
-            /* stop.c: end the link as if the client had closed it */
-            MkErrorSet(c->err, MQ_ERR_LINK, "stopped by signal %d", mqi_stop_signal());
-            c->up = 0;
+        if (c->is_server && stop_before_wait(c)) {
+            stop_link(c);
             continue; /* logged and ended at the top */
         }
         if (c->rbuf_full) {
             /* no room to read into (--max-buffered): input would end every
              * wait at once, so wait for room, a moment at a time */
             if (until >= 0 && mqi_now_ms() >= until) {
+                stop_after_wait(c);
                 if (until == deadline)
                     return MK_CONTINUE;
                 continue;
             }
             mqi_conn_nap(until);
             mqi_conn_fill(c); /* a closed link is handled at the top */
+            stop_after_wait(c);
             continue;
         }
         if (c->rcvtimeo_ms > 0 && (until < 0 || until - mqi_now_ms() >= c->rcvtimeo_ms) &&
             !mqi_conn_buffered(c)) {
             mqi_conn_fill_wait(c); /* returns before until; a closed link: at the top */
+            stop_after_wait(c);
             if (mqi_block_stopped())
                 return MK_CONTINUE; /* interrupted: as if the deadline had passed */
             continue;
@@ -359,7 +407,8 @@ mqi_loop(MqContextC *ctx, mqi_pending *waiter, MK_I64 deadline, int once)
         if (k && kept_read_blocks(c)) {
             k->arm(k, c->fd, until);
             mqi_conn_fill_wait(c); /* a closed link is handled at the top */
-            if (k->disarm(k)) /* nothing read before: the idle limit */
+            int stopped = stop_after_wait(c);
+            if (k->disarm(k) && !stopped) /* nothing read before: the idle limit */
                 limit_passed(ctx, c, 0);
             else if (mqi_block_stopped())
                 return MK_CONTINUE;
@@ -368,8 +417,9 @@ mqi_loop(MqContextC *ctx, mqi_pending *waiter, MK_I64 deadline, int once)
         if (k)
             k->arm(k, c->fd, until);
         int n = wait_input(c, k ? -1 : until);
-        if (k && k->disarm(k))
-            continue; /* past the limit: peer_limits ends the link */
+        int kept = k && k->disarm(k); /* past the limit: peer_limits ends the link */
+        if (stop_after_wait(c) || kept)
+            continue; /* a stop: ended before reading (its shutdown may have shut fd) */
         if ((n == 0 && until == deadline) || mqi_block_stopped())
             return MK_CONTINUE;
         if (n > 0)

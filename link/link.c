@@ -125,6 +125,7 @@ mqi_server_attach(MqContextC *ctx, int fd)
     mqi_conn *c = conn_create(ctx, fd, 1);
     if (!c)
         return MK_ERROR;
+    c->stop_arms = mqi_stop_owner(); /* not a --thread pool's instance */
     if (mqi_conn_attach(c, ctx, 0) != MK_OK)
         goto error;
     /* A link a listener accepted comes from anyone: it gets the limits on

@@ -296,6 +296,7 @@ typedef struct mqi_conn {
     int swap;           /* peer has the other byte order */
     int up;             /* handshake done, not closed */
     int is_server;
+    int stop_arms;      /* a server served by the stop signals' owner: arms its waits (stop.c) */
     int trace;          /* log level of trace.h's lines, taken when the link is made */
     pid_t pid;          /* pipe server started by us, reaped on close */
     int await_close;    /* client sent _CLS: the server closes first (tcp.c) */
@@ -722,19 +723,41 @@ void mqi_instance_serve(MqContextC *tmpl, int fd);
 MkErrorE mqi_listen_serve(MqContextC *ctx);
 
 /* stop.c: SIGINT, SIGTERM and SIGHUP of a server process set a flag (and end
- * the calling thread's waits with EINTR); mqi_stop_signal() is that signal,
- * or 0.  Called by the thread that will wait, once the process listens or
+ * the calling thread's waits: with EINTR, or an armed one, mqi_stop_arm,
+ * through its socket's shutdown); mqi_stop_signal() is that signal, or 0.  Called by the thread that will wait, once the process listens or
  * serves as a server; later calls change nothing. */
 void mqi_stop_catch(void);
 /* A listener that could not listen gives the process its handlers back
  * (unless a stop signal already came). */
 void mqi_stop_release(void);
-extern volatile sig_atomic_t mqi_stop_sig;
+/* hidden: read and written in every server wait, PC-relative, not through
+ * the GOT (no module uses them) */
+extern volatile sig_atomic_t mqi_stop_sig __attribute__((visibility("hidden")));
+extern volatile sig_atomic_t mqi_stop_fd __attribute__((visibility("hidden")));
 /* read inline: the event loop looks before every wait */
 static inline int
 mqi_stop_signal(void)
 {
     return mqi_stop_sig;
+}
+/* Whether this thread is the one that waits for the stop signals (the
+ * thread that caught them); only it arms its waits. */
+int mqi_stop_owner(void);
+/* The owner is about to wait on fd: a stop signal from now on ends that
+ * wait at once (stop.c), also one that comes before the wait begins.
+ * Returns the signal come already (look before waiting).  Inline: two
+ * stores and a load per wait, no system call. */
+static inline int
+mqi_stop_arm(int fd)
+{
+    mqi_stop_fd = fd;
+    return mqi_stop_sig;
+}
+/* The wait is over: fd may be closed and its number given to another. */
+static inline void
+mqi_stop_disarm(void)
+{
+    mqi_stop_fd = -1;
 }
 
 #endif /* MQ_LINK_INT_H */

@@ -37,13 +37,20 @@ static int
 accept_one(int lfd)
 {
     accept_args a = {lfd, -1};
+    int arm = mqi_stop_owner(); /* the listener's thread, not a pool's */
     /* a stop signal may have come before the first accept (it is caught
-     * from before listening): look first, or accept would wait for ever */
-    while (!mqi_stop_signal() && !mqi_block_stopped()) {
+     * from before listening): look first, or accept would wait for ever;
+     * armed before the look, so that one coming after it ends the accept
+     * (EINVAL: stop.c shut the socket down) */
+    while (!(arm ? mqi_stop_arm(lfd) : mqi_stop_signal()) && !mqi_block_stopped()) {
         mqi_block_run(accept_fn, &a);
+        if (arm)
+            mqi_stop_disarm();
         if (a.fd >= 0 || errno != EINTR)
             return a.fd;
     }
+    if (arm)
+        mqi_stop_disarm();
     errno = EINTR;
     return -1;
 }
@@ -152,12 +159,27 @@ accept_loop(const mqi_listener *l, const mqi_start_mode *mode)
     }
 }
 
-/* thread: the pool accepts; this thread only waits for the stop signal. */
+/* thread: the pool accepts; this thread only waits for the stop signal.
+ * It waits on the listening socket for its shutdown only (POLLRDHUP: the
+ * connections waiting there are the pool's), armed (stop.c), so a signal
+ * that comes after the look ends the wait at once, and no tick is needed.
+ * Should the socket report anything else, the wait goes on with the tick
+ * alone (poll without the socket, at most 500 ms): it never spins.  So does
+ * a listener whose signals another thread caught (not armed). */
 static void
-wait_for_stop(void)
+wait_for_stop(int lfd)
 {
-    while (!mqi_stop_signal() && !mqi_block_stopped())
-        mqi_block_poll(NULL, 0, 500);
+    struct pollfd p = {.fd = lfd, .events = POLLRDHUP};
+    int arm = mqi_stop_owner(), n = arm; /* 0: the tick alone */
+    while (!(arm ? mqi_stop_arm(lfd) : mqi_stop_signal()) && !mqi_block_stopped()) {
+        if (mqi_block_poll(n ? &p : NULL, (unsigned long)n, n ? -1 : 500) > 0 &&
+            !mqi_stop_signal())
+            n = 0; /* not the stop's shutdown */
+        if (arm)
+            mqi_stop_disarm();
+    }
+    if (arm)
+        mqi_stop_disarm();
 }
 
 /* The listener is done: stop listening and leave. */
@@ -188,7 +210,7 @@ serve_forever(const mqi_listener *l, const mqi_start_mode *mode)
         return;
     }
     else
-        wait_for_stop();
+        wait_for_stop(l->lfd);
     leave(ctx, l->tp, l->lfd);
 }
 

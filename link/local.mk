@@ -107,7 +107,7 @@ LINK_TESTS = link/fault_test link/persist_test link/block_test \
 	link/transport/pipe/pipe_test link/transport/tcp/tcp_test \
 	link/transport/uds/uds_test link/start/start_test link/start/fork_test \
 	link/start/thread_test \
-	link/limits_test link/option_test link/reconnect_test link/service_test
+	link/limits_test link/option_test link/reconnect_test link/service_test link/stop_test
 check_PROGRAMS += $(LINK_TESTS)
 TESTS += $(LINK_TESTS) link/layers_test.py link/parent_syscalls_test.sh link/thread_pool_test.sh
 EXTRA_DIST += link/layers_test.py
@@ -119,6 +119,8 @@ link_start_start_test_LDADD = $(LINK_TEST_HELPERS)
 link_start_fork_test_LDADD = $(LINK_TEST_HELPERS)
 link_start_thread_test_LDADD = $(LINK_TEST_HELPERS)
 link_block_test_LDADD = $(LINK_TEST_HELPERS)
+# defines poll, recv and accept4 over the library's calls: linked statically
+link_stop_test_LDADD = $(LINK_TEST_HELPERS)
 # persistent calls (the module): through the shared library, as a program
 link_fault_test_LDADD = $(LINK_SHARED_HELPERS)
 link_limits_test_LDADD = $(LINK_TEST_HELPERS)
