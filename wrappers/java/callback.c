@@ -166,7 +166,8 @@ mqj_from_CTX(JNIEnv *env, MqContextC *ctx)
 
 /* -------------------------------------------------------------- callbacks */
 
-/* A callable runs through MkObjectC.call (callService, callNoArg), a
+/* A callable runs through MkObjectC.call (callNoArg; a service through
+ * the generated ServiceSlots.callService), a
  * static Java method returning true once it returned: JNI's false tells an exception without a JNI
  * ExceptionCheck per call, which cost 10 ns where the call through Java
  * costs 4 (measured: C calling an empty service 5 M times), and the
@@ -376,7 +377,7 @@ mqj_cb_call(MqContextC *ctx, void *data)
         if (!c)
             return MqErrorSet(ctx, MK_ERR_GENERIC, "the service's context has no object");
         a[0].l = c->h;
-        ok = (*env)->CallStaticBooleanMethodA(env, mqj.obj, slot_method(data, &a[1]), a);
+        ok = (*env)->CallStaticBooleanMethodA(env, mqj.slots, slot_method(data, &a[1]), a);
     } else if (cb->noarg == 1) { /* with the context's holder, if it has one: see callNoArg */
         mqj_ctx *c = MqContextGetUserData(ctx);
         a[0].l = cb->h;

@@ -35,14 +35,17 @@ wrappers/java/gen/classes.stamp: $(MQGEN_DEPS)
 	    wrappers/java/gen/classes.txt && touch $@
 wrappers/java/gen/org/mqlink/MqNative.java: $(MQJ_SRC)/MqNative.java.in wrappers/java/gen/classes.stamp
 	$(AM_V_GEN)sed -e 's|%%LIBDIR%%|$(libdir)|' $< > $@
-BUILT_SOURCES += wrappers/java/gen/glue.c
+wrappers/java/gen/glue.h: $(MQGEN_DEPS)
+	$(AM_V_GEN)$(MKDIR_P) wrappers/java/gen && $(MQGEN) $(MQAPI) java-h $@
+BUILT_SOURCES += wrappers/java/gen/glue.c wrappers/java/gen/glue.h
 
 # The JNI library: a shared module named as System.loadLibrary expects.
 lib_LTLIBRARIES += wrappers/java/libmqlinkjni.la
 wrappers_java_libmqlinkjni_la_SOURCES = wrappers/java/runtime.c wrappers/java/convert.c wrappers/java/callback.c wrappers/java/refs.c \
 	wrappers/java/runtime.h
-nodist_wrappers_java_libmqlinkjni_la_SOURCES = wrappers/java/gen/glue.c
-wrappers_java_libmqlinkjni_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/wrappers/java $(JNI_CPPFLAGS)
+nodist_wrappers_java_libmqlinkjni_la_SOURCES = wrappers/java/gen/glue.c wrappers/java/gen/glue.h
+wrappers_java_libmqlinkjni_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/wrappers/java \
+	-I$(top_builddir)/wrappers/java $(JNI_CPPFLAGS)
 wrappers_java_libmqlinkjni_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden -Wno-missing-field-initializers
 wrappers_java_libmqlinkjni_la_LDFLAGS = -module -avoid-version -shared
 wrappers_java_libmqlinkjni_la_LIBADD = link/libmqlink.la kernel/libmkkernel.la
@@ -101,7 +104,7 @@ wrappers/java/java-escape.sh: Makefile
 check_DATA += wrappers/java/testclasses.stamp wrappers/java/perfserver.jar
 WRAPPER_TESTS += wrappers/java/java-binding.sh wrappers/java/java-escape.sh
 CLEANFILES += wrappers/java/java-binding.sh wrappers/java/java-escape.sh wrappers/java/mqlink.jar wrappers/java/perfserver.jar \
-	wrappers/java/perfserver.mf wrappers/java/gen/glue.c wrappers/java/gen/classes.txt \
+	wrappers/java/perfserver.mf wrappers/java/gen/glue.c wrappers/java/gen/glue.h wrappers/java/gen/classes.txt \
 	wrappers/java/gen/classes.stamp wrappers/java/testclasses.stamp
 
 clean-local: clean-java

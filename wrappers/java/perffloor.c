@@ -57,7 +57,7 @@ main(int argc, char **argv)
     if (!svc)
         return fail(env, "cannot make the service");
     /* the callable's own Call (an interface's method ID is searched in the
-     * itable on every JNI call; the runtime calls through MkObjectC.callService) */
+     * itable on every JNI call; the runtime calls through ServiceSlots.callService) */
     jmethodID own = (*env)->GetMethodID(env, (*env)->GetObjectClass(env, svc), "Call", "()V");
     if (own)
         call = own;

@@ -138,13 +138,17 @@ global_class(JNIEnv *env, const char *name)
     return g;
 }
 
-/* MkObjectC's methods that run a service by its slot (mqj_cb_call). */
+/* The generated ServiceSlots' methods that run a service by its slot
+ * (mqj_cb_call): one per slot for the first MQJ_SLOT_METHODS. */
 static int
-cache_services(JNIEnv *env, jclass obj)
+cache_services(JNIEnv *env)
 {
     static const char *const names[2] = {"callServiceCtx", "callService"}; /* by noarg */
+    jclass obj = global_class(env, "ServiceSlots");
     char name[32];
 
+    if (!(mqj.slots = obj))
+        return 0;
     for (int noarg = 0; noarg < 2; noarg++) {
         if (!(mqj.call_any[noarg] = (*env)->GetStaticMethodID(env, obj, names[noarg],
                                                               "([Ljava/lang/Object;I)Z")))
@@ -187,7 +191,7 @@ cache(JNIEnv *env)
                                                 "([Ljava/lang/Object;[Ljava/lang/Object;)Z")) ||
         !(mqj.call_setup = (*env)->GetStaticMethodID(env, obj, "callSetup",
                                                      "([Ljava/lang/Object;[Ljava/lang/Object;)Z")) ||
-        !cache_services(env, obj) ||
+        !cache_services(env) ||
         (*env)->RegisterNatives(env, obj, object_natives,
                                 (jint)(sizeof object_natives / sizeof *object_natives)) != 0)
         return 0;

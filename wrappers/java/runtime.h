@@ -36,8 +36,10 @@ extern const int mqj_class_count;
 extern const JNINativeMethod mqj_module_natives[];
 extern const int mqj_module_count;
 
-/* The slots whose services have a method of their own (MkObjectC.callServiceN). */
-enum { MQJ_SLOT_METHODS = 8 };
+/* What the generator gives the runtime (gen/glue.h): MQJ_SLOT_METHODS, the
+ * slots whose services have a method of their own (ServiceSlots.callServiceN,
+ * java.py's SLOT_METHODS). */
+#include "gen/glue.h"
 
 /* The cache JNI_OnLoad fills: global references and IDs, never looked up
  * on a call. */
@@ -57,9 +59,10 @@ typedef struct {
     jclass *cls;                /* mqj_classes[i], in the table's order */
     jmethodID call0, call1;     /* static MkObjectC.callNoArg, call(Object[], Object[]) */
     jmethodID call_setup;       /* static MkObjectC.callSetup(Object[], Object[]) */
-    jmethodID call_slot[MQJ_SLOT_METHODS][2]; /* MkObjectC.callServiceCtxN, callServiceN:
+    jclass slots;               /* ServiceSlots (generated): a service's run by its slot */
+    jmethodID call_slot[MQJ_SLOT_METHODS][2]; /* ServiceSlots.callServiceCtxN, callServiceN:
                                                  [slot][noarg], callback.c's SLOT_TAG >> 1 */
-    jmethodID call_any[2];      /* MkObjectC.callServiceCtx(Object[], int), callService */
+    jmethodID call_any[2];      /* ServiceSlots.callServiceCtx(Object[], int), callService */
     jclass throwable;
     jmethodID throwable_str;    /* Throwable.toString() */
     jclass string;

@@ -213,6 +213,23 @@ def slot_token(plan):
     return (lead.name.format(n=n), lead.expr.format(n=n))
 
 
+# The first SLOT_METHODS slots of a context's services have a method each
+# that runs the slot's service (ServiceSlots.callServiceN, callServiceCtxN),
+# which the JNI library calls for a service at such a slot (mqj_cb_call)
+# instead of the slot's number as an argument (callService(ctx, slot): 25
+# VM instructions per call more, callgrind, perfclient --bus).  Each calls
+# its callable from a call site of its own: the JIT profiles receiver
+# classes per call site, and one site for all of a context's services saw
+# them all (five in perfserver), so C2 compiled it as a virtual call, the
+# service not inlined, in every slot but the first to be compiled
+# (-XX:+LogCompilation: inline_fail 'virtual call').  A slot holds the same
+# service's callable in every instance of a server class: each site sees
+# one.  The runtime sizes its table of their method IDs with the same
+# number (gen/glue.h's MQJ_SLOT_METHODS).
+SLOT_METHODS = 8
+SLOTS_CLASS = "ServiceSlots"
+
+
 def native(name):
     """The private native behind a Java method (wrapped, java_made)."""
     return "n" + name
@@ -784,4 +801,51 @@ def emit_classes(api):
     for i, k in enumerate(api.classes):
         out += java_class(api, i, k)
     out += java_module(api)
+    out += java_slots(api)
     return "\n".join(out).rstrip() + "\n"
+
+
+def emit_h(api):
+    """gen/glue.h: what the runtime takes from the generator (runtime.h includes it)."""
+    return "\n".join(["/* " + banner(api).strip() + " */",
+                      "/* The slots whose services have a method of their own (%s.callServiceN)."
+                      " */" % SLOTS_CLASS,
+                      "enum { MQJ_SLOT_METHODS = %d };" % SLOT_METHODS]) + "\n"
+
+
+def slot_method(name, slot, noarg):
+    call = ("((MqServiceNoArgIF) c.services[%d]).Call();" % slot if noarg else
+            "((MqServiceIF) c.services[%d]).Call((MqContextC) c);" % slot)
+    return ([] if noarg else ['    @SuppressWarnings({"unchecked", "rawtypes"})']) + [
+        "    static boolean %s%d(Object[] ctx) throws Exception {" % (name, slot),
+        "        MkObjectC c = MkObjectC.enter(ctx);",
+        "        try {", "            " + call, "        } finally {",
+        "            MkObjectC.leave(c);", "        }", "        return true;", "    }", ""]
+
+
+def java_slots(api):
+    """The class of the slots' methods (see SLOT_METHODS) and of the slots past them."""
+    head = [java_doc("The services of a context's slots (MkObjectC.services) as the JNI library"
+                     " runs them (mqj_cb_call): a method per slot for the first %d, true once"
+                     " the service returned (see MkObjectC.callNoArg)." % SLOT_METHODS, ""),
+            "final class %s {" % SLOTS_CLASS, "    private %s() {" % SLOTS_CLASS, "    }", ""]
+    body = []
+    for noarg, name in ((1, "callService"), (0, "callServiceCtx")):
+        for slot in range(SLOT_METHODS):
+            body += slot_method(name, slot, noarg)
+    body += [java_doc("A service at a slot past them: Call()."),
+             "    static boolean callService(Object[] ctx, int slot) throws Exception {",
+             "        MkObjectC c = MkObjectC.enter(ctx);",
+             "        try {", "            ((MqServiceNoArgIF) c.services[slot]).Call();",
+             "        } finally {", "            MkObjectC.leave(c);", "        }",
+             "        return true;", "    }", "",
+             java_doc("The same for a service that takes its context: Call(ctx)."),
+             '    @SuppressWarnings({"unchecked", "rawtypes"})',
+             "    static boolean callServiceCtx(Object[] ctx, int slot) throws Exception {",
+             "        MkObjectC c = MkObjectC.enter(ctx);",
+             "        try {",
+             "            // a context of another class than the callable's T: ClassCastException",
+             "            ((MqServiceIF) c.services[slot]).Call((MqContextC) c);",
+             "        } finally {", "            MkObjectC.leave(c);", "        }",
+             "        return true;", "    }"]
+    return java_file(api, SLOTS_CLASS, head, body)

@@ -17,6 +17,7 @@ OUTPUTS = [
     Output("cxx", cxx.emit, "the header-only C++ binding (mqlink.hh)"),
     Output("java-glue", java.emit_glue, "C for the JNI library (gen/glue.c)"),
     Output("java-classes", java.emit_classes, "the Java classes, split on '//// NAME.java'"),
+    Output("java-h", java.emit_h, "its slot count for the runtime (gen/glue.h)"),
     Output("ruby", ruby.emit, "C for the Ruby extension (gen/glue.c)"),
     Output("tcl-glue", tcl.emit, "C for the Tcl extension (gen/glue.c)"),
     Output("tcl-h", tcl.emit_h, "its class indices for the runtime (gen/glue.h)"),

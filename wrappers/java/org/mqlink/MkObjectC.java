@@ -69,7 +69,8 @@ public abstract class MkObjectC implements AutoCloseable {
      * slot's token (MkObjectC.token's word): a replacement takes its token's
      * slot and ServiceDelete empties it (serviceForget), so the library
      * lets go of a service without a JNI call and keeps no record of it.
-     * They go with the object.  null until the first ServiceCreate.
+     * They go with the object.  null until the first ServiceCreate.  The
+     * generated ServiceSlots runs them (java.py's SLOT_METHODS).
      */
     Object[] services;
     private int[] serviceTokens;
@@ -317,141 +318,16 @@ public abstract class MkObjectC implements AutoCloseable {
      * what its last read said of the next item (next, java.py's AHEAD) is
      * forgotten as the callable starts (enter) and as it ends (leave).
      */
-    private static MkObjectC enter(Object[] ctx) {
+    static MkObjectC enter(Object[] ctx) {
         MkObjectC c = ctx == null ? null : (MkObjectC) ctx[0];
         if (c != null)
             c.next = 0;
         return c;
     }
 
-    private static void leave(MkObjectC c) {
+    static void leave(MkObjectC c) {
         if (c != null)
             c.next = 0;
-    }
-
-    /*
-     * The first slots' services have a method each, as the JNI library runs
-     * them (mqj_cb_call): the slot as an argument cost the VM 25
-     * instructions per call (callgrind, perfclient --bus).  Each has its
-     * own call of the callable, not callService's: the JIT profiles the
-     * receiver classes per call site, and one site for all of a context's
-     * services saw them all (five in perfserver), so C2 compiled it as a
-     * virtual call, the service not inlined, in every slot but the first
-     * to be compiled (-XX:+LogCompilation: inline_fail 'virtual call').
-     * A slot holds the same service's callable in every instance of a
-     * server class: each site sees one.
-     */
-    static boolean callService0(Object[] ctx) throws Exception {
-        MkObjectC c = enter(ctx);
-        try { ((MqServiceNoArgIF) c.services[0]).Call(); } finally { leave(c); }
-        return true;
-    }
-    static boolean callService1(Object[] ctx) throws Exception {
-        MkObjectC c = enter(ctx);
-        try { ((MqServiceNoArgIF) c.services[1]).Call(); } finally { leave(c); }
-        return true;
-    }
-    static boolean callService2(Object[] ctx) throws Exception {
-        MkObjectC c = enter(ctx);
-        try { ((MqServiceNoArgIF) c.services[2]).Call(); } finally { leave(c); }
-        return true;
-    }
-    static boolean callService3(Object[] ctx) throws Exception {
-        MkObjectC c = enter(ctx);
-        try { ((MqServiceNoArgIF) c.services[3]).Call(); } finally { leave(c); }
-        return true;
-    }
-    static boolean callService4(Object[] ctx) throws Exception {
-        MkObjectC c = enter(ctx);
-        try { ((MqServiceNoArgIF) c.services[4]).Call(); } finally { leave(c); }
-        return true;
-    }
-    static boolean callService5(Object[] ctx) throws Exception {
-        MkObjectC c = enter(ctx);
-        try { ((MqServiceNoArgIF) c.services[5]).Call(); } finally { leave(c); }
-        return true;
-    }
-    static boolean callService6(Object[] ctx) throws Exception {
-        MkObjectC c = enter(ctx);
-        try { ((MqServiceNoArgIF) c.services[6]).Call(); } finally { leave(c); }
-        return true;
-    }
-    static boolean callService7(Object[] ctx) throws Exception {
-        MkObjectC c = enter(ctx);
-        try { ((MqServiceNoArgIF) c.services[7]).Call(); } finally { leave(c); }
-        return true;
-    }
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    static boolean callServiceCtx0(Object[] ctx) throws Exception {
-        MkObjectC c = enter(ctx);
-        try { ((MqServiceIF) c.services[0]).Call((MqContextC) c); } finally { leave(c); }
-        return true;
-    }
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    static boolean callServiceCtx1(Object[] ctx) throws Exception {
-        MkObjectC c = enter(ctx);
-        try { ((MqServiceIF) c.services[1]).Call((MqContextC) c); } finally { leave(c); }
-        return true;
-    }
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    static boolean callServiceCtx2(Object[] ctx) throws Exception {
-        MkObjectC c = enter(ctx);
-        try { ((MqServiceIF) c.services[2]).Call((MqContextC) c); } finally { leave(c); }
-        return true;
-    }
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    static boolean callServiceCtx3(Object[] ctx) throws Exception {
-        MkObjectC c = enter(ctx);
-        try { ((MqServiceIF) c.services[3]).Call((MqContextC) c); } finally { leave(c); }
-        return true;
-    }
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    static boolean callServiceCtx4(Object[] ctx) throws Exception {
-        MkObjectC c = enter(ctx);
-        try { ((MqServiceIF) c.services[4]).Call((MqContextC) c); } finally { leave(c); }
-        return true;
-    }
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    static boolean callServiceCtx5(Object[] ctx) throws Exception {
-        MkObjectC c = enter(ctx);
-        try { ((MqServiceIF) c.services[5]).Call((MqContextC) c); } finally { leave(c); }
-        return true;
-    }
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    static boolean callServiceCtx6(Object[] ctx) throws Exception {
-        MkObjectC c = enter(ctx);
-        try { ((MqServiceIF) c.services[6]).Call((MqContextC) c); } finally { leave(c); }
-        return true;
-    }
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    static boolean callServiceCtx7(Object[] ctx) throws Exception {
-        MkObjectC c = enter(ctx);
-        try { ((MqServiceIF) c.services[7]).Call((MqContextC) c); } finally { leave(c); }
-        return true;
-    }
-
-    /** A service of the context ctx[0] (java.py's slotted): its callable in services[slot]. */
-    static boolean callService(Object[] ctx, int slot) throws Exception {
-        MkObjectC c = enter(ctx);
-        try {
-            ((MqServiceNoArgIF) c.services[slot]).Call();
-        } finally {
-            leave(c);
-        }
-        return true;
-    }
-
-    /** The same for a service that takes its context. */
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    static boolean callServiceCtx(Object[] ctx, int slot) throws Exception {
-        MkObjectC c = enter(ctx);
-        try {
-            // a context of another class than the callable's T: ClassCastException
-            ((MqServiceIF) c.services[slot]).Call((MqContextC) c);
-        } finally {
-            leave(c);
-        }
-        return true;
     }
 
     /**
