@@ -272,7 +272,10 @@ service_create(MqContextC *ctx, const char *tok, void *data)
     if (__builtin_expect(__atomic_load_n(&fail_after, __ATOMIC_RELAXED) >= 0, 0) &&
         __atomic_fetch_sub(&fail_after, 1, __ATOMIC_RELAXED) == 0)
         return MqErrorSet(ctx, MK_ERR_MEMORY, "ServiceCreate: out of memory (a test's fault)");
-    return MqServiceCreate(ctx, tok, mqj_cb_call, data, mqj_cb_free);
+    /* a slot's registration frees nothing: no free function, which the
+     * library would call for each service as the context goes (mqj_cb_free,
+     * 45 instructions per perfserver child) */
+    return MqServiceCreate(ctx, tok, mqj_cb_call, data, NULL);
 }
 
 /* MkObjectC.servicesCreate: a setup's deferred ServiceCreate calls (see
@@ -401,8 +404,9 @@ mqj_cb_call(MqContextC *ctx, void *data)
 
 /* A server instance's object is made as its setup runs, in the same call
  * into Java (MkObjectC.callNewServer): the factory makes the C context
- * only, and server_setup holds it with an empty holder and passes both with
- * the user's class; the object's constructor adopts the handle in Java
+ * only, and server_setup holds it with an empty holder and passes
+ * both with the setup and the user's class (server_data.server); the
+ * object's constructor adopts the handle in Java
  * (MkObjectC()), without its Init native, and the Java side stores the
  * object in the holder, without a JNI SetObjectArrayElement.  A call into
  * Java costs the VM about 700 instructions (callgrind: JavaCalls, its
@@ -414,8 +418,10 @@ mqj_cb_call(MqContextC *ctx, void *data)
  * that goes before its setup (a connection that fails its handshake) costs
  * no object at all. */
 typedef struct {
-    mqj_cb *fn;  /* the setup callable (MQJ_SETUP) */
-    jclass cls;  /* the user's class, a global reference */
+    mqj_cb *fn;          /* the setup callable (MQJ_SETUP), for the template's own setup */
+    jobjectArray server; /* {the setup callable, the user's class}, a global reference:
+                            callNewServer's first argument (one argument for both saves
+                            the VM's pushing and resolving one: callgrind, per child) */
 } server_data;
 
 static void
@@ -423,8 +429,8 @@ server_free(void *data)
 {
     server_data *s = data;
     JNIEnv *env = mqj_env();
-    if (env && s->cls)
-        (*env)->DeleteGlobalRef(env, s->cls);
+    if (env && s->server)
+        (*env)->DeleteGlobalRef(env, s->server);
     if (s->fn)
         mqj_cb_free(s->fn);
     free(s);
@@ -449,7 +455,7 @@ server_setup(MqContextC *ctx, void *data)
     server_data *s = data;
     JNIEnv *env;
     mqj_ctx *c;
-    jvalue a[4];
+    jvalue a[3];
     jboolean ok;
 
     if (MqContextGetUserData(ctx))
@@ -459,16 +465,29 @@ server_setup(MqContextC *ctx, void *data)
     if (!(c = mqj_hold(env, NULL)))
         return MqErrorSet(ctx, MK_ERR_MEMORY, "the server instance: out of memory");
     attach_held(ctx, c); /* its object, once made, in c: ctx_destroyed clears its handle */
-    a[0].l = s->fn->h;
-    a[1].l = s->cls;
-    a[2].j = (jlong)(intptr_t)ctx;
-    a[3].l = c->h;
+    a[0].l = s->server;
+    a[1].j = (jlong)(intptr_t)ctx;
+    a[2].l = c->h;
     ok = (*env)->CallStaticBooleanMethodA(env, mqj.obj, mqj.call_new_server, a);
     if (ok || !(*env)->ExceptionCheck(env)) {
         mqj_view_end(env, ctx);
         return MK_OK;
     }
     return call_failed(env, ctx, 0);
+}
+
+/* {setup, cls} as a global reference, NULL when out of memory. */
+static jobjectArray
+server_pair(JNIEnv *env, jobject setup, jclass cls)
+{
+    jobjectArray a, g;
+    if (!(a = (*env)->NewObjectArray(env, 2, mqj.object, NULL)))
+        return NULL;
+    (*env)->SetObjectArrayElement(env, a, 0, setup);
+    (*env)->SetObjectArrayElement(env, a, 1, cls);
+    g = (*env)->NewGlobalRef(env, a);
+    (*env)->DeleteLocalRef(env, a);
+    return g;
 }
 
 void JNICALL
@@ -480,24 +499,28 @@ mqj_rt_MqContextC_ConfigSetServerSetup(JNIEnv *env, jobject self, jobject setup)
 
     if (!ctx)
         return;
-    if (!(s = calloc(1, sizeof *s))) {
-        mqj_throw(env, MK_ERR_MEMORY, "ConfigSetServerSetup: out of memory");
-        return;
-    }
     cls = (*env)->GetObjectClass(env, self);
-    s->cls = (*env)->GetMethodID(env, cls, "<init>", "()V") ? (*env)->NewGlobalRef(env, cls) : NULL;
-    (*env)->DeleteLocalRef(env, cls);
-    if (!s->cls) {
-        free(s);
+    if (!(*env)->GetMethodID(env, cls, "<init>", "()V")) {
+        (*env)->DeleteLocalRef(env, cls);
         (*env)->ExceptionClear(env);
         mqj_throw(env, MK_ERR_ARGUMENT,
                   "ConfigSetServerSetup: the server class needs a constructor without arguments");
         return;
     }
-    if (!(s->fn = mqj_cb_new(env, setup, MQJ_SETUP, MQJ_SCOPE_NOTIFIED, "ConfigSetServerSetup"))) {
+    if (!(s = calloc(1, sizeof *s))) {
+        (*env)->DeleteLocalRef(env, cls);
+        mqj_throw(env, MK_ERR_MEMORY, "ConfigSetServerSetup: out of memory");
+        return;
+    }
+    if (!(s->fn = mqj_cb_new(env, setup, MQJ_SETUP, MQJ_SCOPE_NOTIFIED, "ConfigSetServerSetup")) ||
+        !(s->server = server_pair(env, setup, cls))) {
+        (*env)->DeleteLocalRef(env, cls);
+        if (!(*env)->ExceptionCheck(env))
+            mqj_throw(env, MK_ERR_MEMORY, "ConfigSetServerSetup: out of memory");
         server_free(s);
         return;
     }
+    (*env)->DeleteLocalRef(env, cls);
     MqConfigSetServerSetup(ctx, server_setup, s, server_free);
     MqConfigSetFactory(ctx, factory, NULL, NULL);
 }

@@ -184,7 +184,7 @@ cache(JNIEnv *env)
         !(mqj.dref = (*env)->GetFieldID(env, obj, "dref", "[B")) ||
         !(mqj.adopt = (*env)->GetMethodID(env, obj, "adopt", "(JI)V")) ||
         !(mqj.call_new_server = (*env)->GetStaticMethodID(env, obj, "callNewServer",
-                                                          "([Ljava/lang/Object;Ljava/lang/Class;J[Ljava/lang/Object;)Z")) ||
+                                                          "([Ljava/lang/Object;J[Ljava/lang/Object;)Z")) ||
         !(mqj.call0 = (*env)->GetStaticMethodID(env, obj, "callNoArg",
                                                  "([Ljava/lang/Object;[Ljava/lang/Object;)Z")) ||
         !(mqj.call1 = (*env)->GetStaticMethodID(env, obj, "call",

@@ -54,8 +54,7 @@ typedef struct {
     jfieldID dtype, dval, dref; /* MkObjectC's Java-side value */
     jmethodID adopt;            /* MkObjectC.adopt(long, int) */
     jclass obj;                 /* MkObjectC */
-    jmethodID call_new_server;  /* static MkObjectC.callNewServer(Object[], Class, long,
-                                   Object[]) */
+    jmethodID call_new_server;  /* static MkObjectC.callNewServer(Object[], long, Object[]) */
     jclass *cls;                /* mqj_classes[i], in the table's order */
     jmethodID call0, call1;     /* static MkObjectC.callNoArg, call(Object[], Object[]) */
     jmethodID call_setup;       /* static MkObjectC.callSetup(Object[], Object[]) */

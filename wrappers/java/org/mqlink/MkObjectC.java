@@ -478,14 +478,15 @@ public abstract class MkObjectC implements AutoCloseable {
 
     /**
      * A new server instance's setup (the JNI library's server_setup): its
-     * object made first, of class c, taking the context h that the library
-     * made for it and held in holder (empty), in the same call into Java.
+     * object made first, of the class server[1], taking the context h that
+     * the library made for it and held in holder (empty), then the setup
+     * server[0] run on it, in the same call into Java.
      * A constructor that made another context before its own (in an
      * argument of this(...) or super(...)) gave h to that one: it is held
      * (the library clears its handle as h goes) and the instance refused.
      */
-    static boolean callNewServer(Object[] fn, Class<?> c, long h, Object[] holder)
-            throws Throwable {
+    static boolean callNewServer(Object[] server, long h, Object[] holder) throws Throwable {
+        Class<?> c = (Class<?>) server[1];
         Adopt a = ADOPT.get();
         long outerH = a.h; // an instance whose constructor runs a setup (a blocking call)
         MkObjectC outerTaken = a.taken;
@@ -504,9 +505,10 @@ public abstract class MkObjectC implements AutoCloseable {
             throw new IllegalStateException(c.getName() + ": its constructor made a context "
                                             + "before its own, which a server instance's cannot");
         }
-        return setup(fn, o);
+        return setup(server, o);
     }
 
+    /** The setup fn[0] on c (callSetup, callNewServer). */
     @SuppressWarnings({"unchecked", "rawtypes"})
     private static boolean setup(Object[] fn, MkObjectC c) throws Exception {
         boolean was = c.deferring;
