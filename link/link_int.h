@@ -573,6 +573,10 @@ struct mqi_keeper {
 };
 /* The calling thread's keeper (NULL: none, the waits keep their own). */
 void mqi_keeper_set(mqi_keeper *k);
+/* The calling thread's keeper of a client's wait for its handshake's
+ * answer (keeper.c: one thread of the process keeps those deadlines); NULL
+ * when there is none (a build without threads): the wait polls. */
+mqi_keeper *mqi_client_keeper(void);
 /* Run every callback that timed out (or all, when the link is down) with
  * the reason as the context's error. */
 void mqi_expire_callbacks(mqi_conn *c, int all);

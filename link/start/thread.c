@@ -118,15 +118,26 @@
  * CPU per call.  The suite's uds_thread C PARENT / floor, 3 alternated runs
  * of the four fork and thread modes (load 3.5-10, the floor itself 20 000
  * to 42 000/s): 0.79 0.79 0.91 before, 0.72 0.83 0.78 after, within the
- * runs' spread.  The client's wait for the handshake's answer keeps its
- * poll with a timeout: a client has no thread awake to keep it.  A blocking
- * read with SO_RCVTIMEO instead (the timer wheel, not a high resolution
- * timer; a setsockopt in place of the poll) was measured (30 000 parents,
- * 9 and 11 alternated runs, load 7.5-12): client 17.1 -> 16.5 and 17.5 ->
- * 17.4 us CPU, server 14.9 -> 15.0 and 15.3 -> 15.9, 0.05-0.09 task
- * switches more per parent on each side: the client's read is woken when
- * the server takes in its preamble (see wait_in_poll, transport.h), so not
- * taken.
+ * runs' spread.  The client's wait for the handshake's answer is a read
+ * whose deadline a keeper thread of the client's process keeps (link/keeper.c,
+ * the watcher's scheme); a blocking read with SO_RCVTIMEO instead (a
+ * setsockopt in place of the poll) saved nothing.
+ *
+ * Where PARENT's time goes against the waiting floor is CPU, not idle time
+ * or others on CPU 0: perf record of sched_switch and sched_waking on CPU 0
+ * over one suite-like run each (uds, five workers, both sides on CPU 0, the
+ * measuring session's autogroup at nice -20 so the other sessions' builds
+ * kept off CPU 0; per parent): CPU 0 idle 0 and other tasks 0.01 us (floor
+ * 0.06); switches in 1.25 server + 1.17 client (floor 1.99 + 2.32); wake-ups
+ * server -> client 1.00, client -> server 0.75, server -> server 0.02 (the
+ * watcher and parked threads; floor 1.61 and 0.73, its client's read woken
+ * by the server's read of the preamble too).  Untraced, /proc/stat saw no
+ * idle tick on CPU 0 in 30 000 parents, so the rate is CPU 0's time per
+ * parent: 29.8-30.3 us against the floor's 27.9-29.7.  The difference is the
+ * link's user space (~2 900 + 2 660 instructions) and the client's poll.
+ * (perf stat's task-clock of both sides sums to 0.94-0.95 of that time for
+ * the link and 0.98-1.00 for the floor: such per-side CPU figures read the
+ * link ~5 % cheaper than it is.)
  *
  * The read that waits for a parent's close blocks (event.c): the keeper's
  * shutdown ends it as it ends a poll.  Only the first wait after the
