@@ -680,7 +680,7 @@ answer_keeper(const mqi_conn *c, MK_I64 left)
 {
     if (c->is_server || c->rcvtimeo_ms > 0 || left < 2)
         return NULL;
-    return mqi_client_keeper();
+    return mqi_thread_keeper();
 }
 
 MkErrorE

@@ -1,34 +1,39 @@
-/* keeper.c — the deadline of a client's wait for its handshake's answer,
- * kept by one thread of the process, so that the wait is a read with no
- * timeout of its own: one system call instead of poll + read.
+/* keeper.c — the process's one keeper of deadlines: a thread that ends a
+ * wait whose deadline passed, so that the wait itself is a read or poll
+ * with no timeout of its own.  A wait with a timeout costs the kernel a
+ * high resolution timer set and cancelled per wait (link/start/thread.c
+ * has the figures).  Two kinds of wait use it, each thread through its
+ * one slot (mqi_thread_keeper):
  *
- * A client on a transport whose waits poll (uds, pipe: transport.h,
- * wait_in_poll) waited for the answer in poll with the handshake's timeout,
- * then read it.  A blocking read instead, the deadline kept here, saves
- * the poll and its high resolution timer: uds, five parent workers, client
- * and server on CPU 0, 30 000 parents, 3 alternated runs each (load 1.3-2,
- * the measuring session's autogroup at nice -20): 30.55 30.52 29.95 ->
- * 29.49 29.93 28.91 us of CPU 0 per parent (perf sched: CPU 0 never idle
- * in either, nothing else ran; link/start/thread.c has why PARENT's gap to
- * its floor is CPU, not idle time).  A receive timeout on the socket
- * (SO_RCVTIMEO) instead costs a setsockopt per link, as much as the poll
- * saved: 31.85 30.68 29.54 in the same runs.
+ * - a --thread pool thread's instance waiting for its peer limits
+ *   (--idle-timeout, --frame-timeout; event.c, mqi_keeper_set);
+ * - a uds/pipe client's wait for its handshake's answer (conn.c), which
+ *   polled with the handshake's timeout and then read.  A blocking read
+ *   instead, the deadline kept here, saves the poll: uds, five parent
+ *   workers, client and server on CPU 0, 30 000 parents, 3 alternated
+ *   runs each (load 1.3-2, the measuring session's autogroup at nice
+ *   -20): 30.55 30.52 29.95 -> 29.49 29.93 28.91 us of CPU 0 per parent
+ *   (link/start/thread.c has why PARENT's gap to its floor is CPU).  A
+ *   receive timeout on the socket (SO_RCVTIMEO) instead costs a
+ *   setsockopt per link, as much as the poll saved: 31.85 30.68 29.54.
  *
- * The keeper is the --thread pool's watcher's scheme (start/thread.c:
- * slot_arm, keep) for a client: each thread that waits has a slot (its
- * keeper, mqi_keeper), armed with the socket and the deadline before the
- * read and disarmed after it with one atomic operation each.  The thread
- * sleeps until the soonest deadline and is woken only when an armed slot
- * makes that sooner, so under a stream of parents with one timeout once per
+ * A slot is armed with the socket and the deadline before the wait and
+ * disarmed after it with one atomic operation each.  The keeper sleeps
+ * until the soonest deadline and is woken only when an armed slot makes
+ * that sooner, so under a stream of parents with one timeout once per
  * timeout.  A deadline that passes shuts the socket's reading side down:
- * the read ends with the end of file and disarm says the deadline passed.
+ * the wait ends with the end of file and disarm says the deadline passed.
  * The keeper looks at an armed slot with mu held and the slot's state
  * SLOT_LOOKED, so a disarm that finds it looked at takes mu and waits: the
  * keeper never shuts down a socket the link closed (whose number may be
  * another link's by then).
  *
- * It starts with the first wait; a process that cannot start it (or a
- * build without threads) waits in poll as before.  A forked child has no
+ * The --thread pool's watcher kept its threads' deadlines itself before;
+ * one keeper for both costs a --thread server one more thread, no wake-up
+ * per parent (the deadlines of a stream come later than the one kept).
+ *
+ * It starts with the first slot; a process that cannot start it (or a
+ * build without threads) keeps its waits' own timeouts.  A forked child has no
  * keeper thread: it starts its own at its first wait (pthread_atfork), the
  * slots of the parent's other threads forgotten.  The thread blocks every
  * signal and runs no runtime code. */
@@ -205,25 +210,17 @@ static int
 start(void)
 {
     pthread_condattr_t ca;
-    pthread_attr_t attr;
-    pthread_t t;
-    sigset_t all, old;
+    sigset_t all;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&K.cv, &ca);
     pthread_condattr_destroy(&ca);
     sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, &old); /* inherited by the thread */
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    int e = pthread_create(&t, &attr, keeper_main, NULL);
-    pthread_attr_destroy(&attr);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    return e ? -1 : 0;
+    return mqi_thread_detached(keeper_main, NULL, &all);
 }
 
 mqi_keeper *
-mqi_client_keeper(void)
+mqi_thread_keeper(void)
 {
     pthread_once(&key_once, key_init);
     if (__atomic_load_n(&K.state, __ATOMIC_ACQUIRE) == KEEPER_FAILED)
@@ -255,7 +252,7 @@ mqi_client_keeper(void)
 }
 #else
 mqi_keeper *
-mqi_client_keeper(void)
+mqi_thread_keeper(void)
 {
     return NULL;
 }

@@ -71,6 +71,7 @@ link_libmqlink_objs_la_SOURCES = \
 	link/idmap.c \
 	link/event.c \
 	link/keeper.c \
+	link/detached.c \
 	link/hooks.c \
 	link/module.c \
 	link/service.c \

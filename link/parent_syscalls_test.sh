@@ -8,7 +8,7 @@
 #   - the instance reads the client's preamble without a poll first (the
 #     client sent it right after connect: it is there), so its one poll
 #     per parent on uds --fork is the wait for the client's close; a
-#     --thread pool thread's wait reads at once, blocking (its watcher
+#     --thread pool thread's wait reads at once, blocking (the process's keeper
 #     keeps the idle deadline), so it makes none;
 #   - the --fork listener waits in accept itself, not in poll + accept;
 #   - on uds the waits poll (transport.h: wait_in_poll), so neither side
