@@ -671,6 +671,18 @@ mqi_conn_send_preamble(mqi_conn *c)
     return mqi_conn_flush(c);
 }
 
+/* A client's wait for its handshake's answer on a socket whose waits poll
+ * (no receive timeout on it) reads at once, blocking, when a keeper keeps
+ * its deadline (keeper.c): one system call instead of poll + read.  Not
+ * when the deadline is near (below 2 ms: the keeper's clock is coarse). */
+static mqi_keeper *
+answer_keeper(const mqi_conn *c, MK_I64 left)
+{
+    if (c->is_server || c->rcvtimeo_ms > 0 || left < 2)
+        return NULL;
+    return mqi_thread_keeper();
+}
+
 MkErrorE
 mqi_conn_recv_preamble(mqi_conn *c, MK_I64 timeout_ms)
 {
@@ -684,6 +696,7 @@ mqi_conn_recv_preamble(mqi_conn *c, MK_I64 timeout_ms)
     int look = c->is_server;
     while (have < sizeof pre) {
         int flags = MSG_DONTWAIT, ev = 0;
+        mqi_keeper *k = NULL;
         if (look || mqi_conn_buffered(c)) {
             look = 0; /* a server's first look, or decrypted input waiting (poll would not see it) */
         } else {
@@ -702,6 +715,8 @@ mqi_conn_recv_preamble(mqi_conn *c, MK_I64 timeout_ms)
              * ends before the deadline (one system call instead of poll + read) */
             if (c->rcvtimeo_ms > 0 && (left < 0 || left >= c->rcvtimeo_ms))
                 flags = 0;
+            else if ((k = answer_keeper(c, left)) != NULL)
+                flags = 0; /* a read that waits, its deadline kept */
             else if ((ev = wait_fd(c->fd, POLLIN, left)) == 0)
                 continue;
         }
@@ -710,7 +725,16 @@ mqi_conn_recv_preamble(mqi_conn *c, MK_I64 timeout_ms)
             return MK_ERROR;
         }
         size_t n = 0;
-        if (recv_into(c, pre + have, sizeof pre - have, flags, &n) == MK_ERROR)
+        if (k)
+            k->arm(k, c->fd, deadline);
+        MkErrorE rc = recv_into(c, pre + have, sizeof pre - have, flags, &n);
+        if (k && k->disarm(k)) { /* its shutdown ended the read */
+            MkErrorReset(c->err);
+            mqi_conn_fail(c, MQ_ERR_TIMEOUT, "no handshake from the peer within %lld ms",
+                          (long long)timeout_ms);
+            return MK_ERROR;
+        }
+        if (rc == MK_ERROR)
             return MK_ERROR;
         if (!flags && !n && mqi_block_stopped()) {
             /* interrupted (Thread#raise): the runtime refuses new waits until

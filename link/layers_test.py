@@ -14,8 +14,9 @@ BUILD = os.path.join(os.environ.get("top_builddir", "."), "link")
 # libmqlink's objects, and (shared builds) those of the modules beside it
 PREFIXES = ("libmqlink_objs_la-", "mqlink_persist_la-", "mqlink_tls_la-")
 
-# The files below the connection: frames, pending calls, id tables, blocking sections.
-BELOW_CONN = {"frame", "pending", "idmap", "block"}
+# The files below the connection: frames, pending calls, id tables, blocking
+# sections, the keeper of a client's handshake deadline (a socket and a time).
+BELOW_CONN = {"frame", "pending", "idmap", "block", "keeper"}
 CORE = {"conn", "context", "event", "link", "listen", "read", "send", "service"}
 PERSIST = {"persist", "persist_recv", "persist_resume"}
 START = {"fork", "thread", "spawn"}

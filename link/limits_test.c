@@ -389,9 +389,9 @@ idle_timeout(const char *mode)
 
 #ifdef MQ_HAVE_THREADS
 /* --thread, --idle-timeout 1: an idle peer is closed while new parents keep
- * coming.  A pool thread waits without a timeout and the watcher ends the
- * wait at its deadline (thread.c, keep): here the watcher looks every tick,
- * in idle_timeout it sleeps until the deadline. */
+ * coming.  A pool thread waits without a timeout and the process's keeper
+ * thread ends the wait at its deadline (keeper.c): here the parents' waits
+ * arm later deadlines meanwhile, in idle_timeout none is armed but its. */
 static void
 thread_idle_while_parents_come(void)
 {

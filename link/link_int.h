@@ -557,23 +557,32 @@ MQI_SHARED int mqi_block_poll(struct pollfd *p, unsigned long n, int timeout_ms)
 /* Serve the connection of ctx until waiter is done (waiter may be NULL),
  * the deadline (-1: none) passes or, with once, one frame was handled. */
 MkErrorE mqi_loop(MqContextC *ctx, mqi_pending *waiter, MK_I64 deadline, int once);
-/* A keeper of the peer limits' deadlines (--idle-timeout, --frame-timeout)
- * for the waits of one thread: a start mode that has a thread awake anyway
- * (the --thread pool's watcher) sets one for each of its threads, and the
- * loop then waits for such a deadline without a timeout, the keeper ending
- * the wait when it passes.  A wait with a timeout costs the kernel a high
- * resolution timer set and cancelled per wait (link/start/thread.c has the
- * figures).  arm: the thread waits for input on fd until deadline
- * (mqi_now_ms); disarm: the wait ended, nonzero when the deadline passed
- * and the keeper ended it (it shut down fd's reading side: the link ends
- * there).  Only a deadline that ends the link goes to a keeper. */
+/* A keeper of the deadline of a thread's wait (keeper.c: one thread of the
+ * process keeps them all), so that the wait has no timeout of its own: a
+ * wait with a timeout costs the kernel a high resolution timer set and
+ * cancelled per wait (link/start/thread.c has the figures).  The loop of a
+ * thread given one (mqi_keeper_set: the --thread pool's threads) waits for
+ * its peer limits (--idle-timeout, --frame-timeout) so; a uds/pipe client
+ * its handshake's answer (conn.c).  arm: the thread waits for input on fd
+ * until deadline (mqi_now_ms); disarm: the wait ended, nonzero when the
+ * deadline passed and the keeper ended it (it shut down fd's reading side:
+ * the link ends there).  Only a deadline that ends the link goes to a
+ * keeper. */
 typedef struct mqi_keeper mqi_keeper;
 struct mqi_keeper {
     void (*arm)(mqi_keeper *k, int fd, MK_I64 deadline);
     int (*disarm)(mqi_keeper *k);
 };
-/* The calling thread's keeper (NULL: none, the waits keep their own). */
+/* The calling thread's keeper for the loop's waits (NULL: none, the waits
+ * keep their own). */
 void mqi_keeper_set(mqi_keeper *k);
+/* The calling thread's slot in the process's keeper (keeper.c), started
+ * with the first; NULL when there is none (a build without threads, or it
+ * cannot start): the waits keep their own timeouts. */
+mqi_keeper *mqi_thread_keeper(void);
+/* Start fn(arg) in a detached thread with the signals in blocked blocked
+ * (detached.c): 0, or -1 with errno.  Only in a build with threads. */
+int mqi_thread_detached(void *(*fn)(void *), void *arg, const sigset_t *blocked);
 /* Run every callback that timed out (or all, when the link is down) with
  * the reason as the context's error. */
 void mqi_expire_callbacks(mqi_conn *c, int all);

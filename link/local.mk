@@ -70,6 +70,8 @@ link_libmqlink_objs_la_SOURCES = \
 	link/pending.c \
 	link/idmap.c \
 	link/event.c \
+	link/keeper.c \
+	link/detached.c \
 	link/hooks.c \
 	link/module.c \
 	link/service.c \
@@ -107,7 +109,8 @@ LINK_TESTS = link/fault_test link/persist_test link/block_test \
 	link/transport/pipe/pipe_test link/transport/tcp/tcp_test \
 	link/transport/uds/uds_test link/start/start_test link/start/fork_test \
 	link/start/thread_test \
-	link/limits_test link/option_test link/reconnect_test link/service_test link/stop_test
+	link/limits_test link/option_test link/reconnect_test link/service_test link/stop_test \
+	link/keeper_test
 check_PROGRAMS += $(LINK_TESTS)
 TESTS += $(LINK_TESTS) link/layers_test.py link/parent_syscalls_test.sh link/thread_pool_test.sh
 EXTRA_DIST += link/layers_test.py
@@ -125,6 +128,7 @@ link_stop_test_LDADD = $(LINK_TEST_HELPERS)
 link_fault_test_LDADD = $(LINK_SHARED_HELPERS)
 link_limits_test_LDADD = $(LINK_TEST_HELPERS)
 link_reconnect_test_LDADD = $(LINK_TEST_HELPERS)
+link_keeper_test_LDADD = $(LINK_TEST_LIBS) $(THREAD_LIBS)
 link_option_test_LDADD = $(LINK_TEST_LIBS)
 link_service_test_LDADD = $(LINK_TEST_LIBS)
 if HAVE_OPENSSL

@@ -8,11 +8,14 @@
 #   - the instance reads the client's preamble without a poll first (the
 #     client sent it right after connect: it is there), so its one poll
 #     per parent on uds --fork is the wait for the client's close; a
-#     --thread pool thread's wait reads at once, blocking (its watcher
+#     --thread pool thread's wait reads at once, blocking (the process's keeper
 #     keeps the idle deadline), so it makes none;
 #   - the --fork listener waits in accept itself, not in poll + accept;
 #   - on uds the waits poll (transport.h: wait_in_poll), so neither side
 #     sets a receive timeout: no setsockopt per parent on either side;
+#   - but a uds client's wait for its handshake's answer is a read with
+#     no timeout, its deadline kept by the process's keeper thread
+#     (keeper.c): no poll per parent either;
 #   - on TCP an accepted socket inherits TCP_NODELAY and SO_RCVTIMEO from
 #     the listening socket, and a parent sends no _CLS, so the server sets
 #     no SO_LINGER 0 (which it does when it read _CLS, so that its close is
@@ -144,9 +147,9 @@ at_most() {
         exit !(a / 100 <= m && b / 200 <= m) }'
 }
 
-echo "1..12"
+echo "1..13"
 if ! command -v strace >/dev/null 2>&1 || ! strace -o /dev/null true 2>/dev/null; then
-    for t in 1 2 3 4 5 6 7 8 9 10 11 12; do echo "ok $t # SKIP strace missing or not allowed to trace"; done
+    for t in 1 2 3 4 5 6 7 8 9 10 11 12 13; do echo "ok $t # SKIP strace missing or not allowed to trace"; done
     exit 0
 fi
 # 3 polls per parent in --fork and 2 in --thread before the instance read
@@ -166,6 +169,13 @@ else
 fi
 # 1 per parent while a uds wait was a blocking read (SO_RCVTIMEO)
 check "uds client: no setsockopt per parent" per_parent client uds fork setsockopt 0.3
+if [ "$THREADS" = yes ]; then
+    # 1 per parent while the client polled for its handshake's answer; now a
+    # read, its deadline kept by the process's keeper thread (keeper.c)
+    check "uds client: no poll per parent (the handshake's answer is a read)" per_parent client uds fork poll 0.3
+else
+    check "uds client: no poll per parent # SKIP this build has no threads" true
+fi
 # a pipe's server has only --socket N, no transport: 1 per parent while it
 # did not take its socket's family for the waits (link.c: waits_in_poll)
 check "pipe: no setsockopt per parent, client or server" per_parent both pipe - setsockopt 0.3

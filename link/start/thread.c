@@ -37,7 +37,8 @@
  * template is only read.  A thread's cached streams serve its next instance
  * too and are freed when the thread ends.  The pool's threads run the
  * runtime's thread hooks once each (start and end), the watcher none (it
- * runs no instance).  A parked thread waits in a blocking section, so it
+ * runs no instance), nor the process's deadline keeper (link/keeper.c,
+ * which keeps the waits' --idle-timeout and --frame-timeout).  A parked thread waits in a blocking section, so it
  * holds no runtime's lock.  All block SIGTERM/SIGINT, which go to the
  * listener's thread and end the process.
  *
@@ -106,27 +107,38 @@
  * waiting with poll(-1), 10.2-10.5 with poll(300 s) (medians of 5, load
  * 4-7): ~0.5 us a wait.  So a pool thread's instance waits for its peer
  * limits (--idle-timeout, --frame-timeout) without a timeout, and the
- * watcher keeps those deadlines (mqi_keeper: the thread's slot holds the
- * socket and deadline while it waits; keep shuts the socket's reading side
- * down when one passes, which ends the wait, and the loop finds its limit
- * passed).  The watcher sleeps until the soonest deadline or looks at each
- * tick; a wait wakes it only when no deadline was kept sooner, so once per
- * idle timeout under a stream of parents.  Per parent, uds, five workers,
- * 30 000 parents, 7 alternated runs (perf stat, load 3-6): server CPU
- * 16.4 -> 15.8 us (median), system calls the same (6.1), client 17.6 as
- * before; WAIT (100 000 calls, 5 alternated runs) 6.31 -> 6.22 us server
- * CPU per call.  The suite's uds_thread C PARENT / floor, 3 alternated runs
- * of the four fork and thread modes (load 3.5-10, the floor itself 20 000
- * to 42 000/s): 0.79 0.79 0.91 before, 0.72 0.83 0.78 after, within the
- * runs' spread.  The client's wait for the handshake's answer keeps its
- * poll with a timeout: a client has no thread awake to keep it.  A blocking
- * read with SO_RCVTIMEO instead (the timer wheel, not a high resolution
- * timer; a setsockopt in place of the poll) was measured (30 000 parents,
- * 9 and 11 alternated runs, load 7.5-12): client 17.1 -> 16.5 and 17.5 ->
- * 17.4 us CPU, server 14.9 -> 15.0 and 15.3 -> 15.9, 0.05-0.09 task
- * switches more per parent on each side: the client's read is woken when
- * the server takes in its preamble (see wait_in_poll, transport.h), so not
- * taken.
+ * process's keeper thread keeps those deadlines (link/keeper.c, which
+ * keeps a client's wait for its handshake's answer too: one keeper, not
+ * one in the watcher and one for the clients).  That keeper was first the
+ * watcher's own: per parent, uds, five workers, 30 000 parents, 7
+ * alternated runs (perf stat, load 3-6): server CPU 16.4 -> 15.8 us
+ * (median), system calls the same (6.1), client 17.6 as before; WAIT
+ * (100 000 calls, 5 alternated runs) 6.31 -> 6.22 us server CPU per call.
+ * The suite's uds_thread C PARENT / floor, 3 alternated runs of the four
+ * fork and thread modes (load 3.5-10, the floor itself 20 000 to
+ * 42 000/s): 0.79 0.79 0.91 before, 0.72 0.83 0.78 after, within the
+ * runs' spread.  A blocking read with SO_RCVTIMEO instead (a setsockopt
+ * in place of the poll) saved nothing.
+ *
+ * Where PARENT's time goes against the waiting floor is CPU, not idle time
+ * or others on CPU 0: perf record of sched_switch and sched_waking on CPU 0
+ * over one suite-like run each (uds, five workers, both sides on CPU 0, the
+ * measuring session's autogroup at nice -20 so the other sessions' builds
+ * kept off CPU 0; per parent): CPU 0 idle 0 and other tasks 0.01 us (floor
+ * 0.06); switches in 1.25 server + 1.17 client (floor 1.99 + 2.32); wake-ups
+ * server -> client 1.00, client -> server 0.75, server -> server 0.02 (the
+ * watcher and parked threads; floor 1.61 and 0.73, its client's read woken
+ * by the server's read of the preamble too).  Untraced, /proc/stat saw no
+ * idle tick on CPU 0 in 30 000 parents, so the rate is CPU 0's time per
+ * parent: 29.8-30.3 us against the floor's 27.9-29.7.  The difference is the
+ * link's user space (~2 900 + 2 660 instructions) and the client's poll.
+ * The pool's one wait of its own shows at a test's start: perfclient's
+ * main link takes the new pool's only acceptor and its first parent waits
+ * for the watcher's tick, nothing of the link runnable meanwhile (1.6 and
+ * 0.3 ms in a three-run test of 1.2 s: 0.05 us per parent).
+ * (perf stat's task-clock of both sides sums to 0.94-0.95 of that time for
+ * the link and 0.98-1.00 for the floor: such per-side CPU figures read the
+ * link ~5 % cheaper than it is.)
  *
  * The read that waits for a parent's close blocks (event.c): the keeper's
  * shutdown ends it as it ends a poll.  Only the first wait after the
@@ -179,110 +191,7 @@ typedef struct pool {
     int abandoned;            /* run failed: the watcher frees the pool */
     unsigned long taken;      /* connections taken, for the watcher */
     mqi_refusals refused;
-    struct slot *slots;       /* every thread's keeper (mqi_keeper) */
-    MK_I64 keep_at;           /* the watcher looks at the slots then, -1: none (atomic) */
 } pool;
-
-/* A pool thread's keeper: the deadline of its instance's wait, which the
- * watcher keeps (keep) so that the wait has no timeout of its own.
- *
- * The thread arms and disarms its slot with one atomic operation each on
- * state; the watcher looks at an armed slot only with the slot's mu held
- * and state SLOT_LOOKED (taken from SLOT_ARMED), so a disarm that finds
- * the slot looked at takes mu too, and waits until the watcher is done
- * with fd: the watcher never shuts down a socket the link has closed (and
- * another link may have been given its number).  The slot's own lock on
- * every arm and disarm cost ~110 instructions per parent (callgrind). */
-enum { SLOT_IDLE, SLOT_ARMED, SLOT_LOOKED, SLOT_FIRED };
-typedef struct slot {
-    mqi_keeper k; /* first: the loop's view */
-    pool *p;
-    pthread_mutex_t mu; /* held by the watcher while it looks (SLOT_LOOKED) */
-    int state;          /* SLOT_*, atomic */
-    int fd;             /* waited on, while armed */
-    MK_I64 deadline;
-    struct slot *next; /* in p->slots, under p->mu */
-} slot;
-
-/* The watcher looks at the slots at keep_at at the latest: lower it to
- * deadline (and wake the watcher, which may sleep longer) when that is
- * sooner.  One wake when the watcher had none to look at; the deadlines
- * that come after it (now + the same limit) are later. */
-static void
-slot_arm(mqi_keeper *k, int fd, MK_I64 deadline)
-{
-    slot *s = (slot *)k;
-    pool *p = s->p;
-    s->fd = fd; /* the slot is idle: the watcher does not read these now */
-    s->deadline = deadline;
-    __atomic_store_n(&s->state, SLOT_ARMED, __ATOMIC_RELEASE);
-    MK_I64 at = __atomic_load_n(&p->keep_at, __ATOMIC_ACQUIRE);
-    while (at < 0 || deadline < at) {
-        if (__atomic_compare_exchange_n(&p->keep_at, &at, deadline, 0, __ATOMIC_ACQ_REL,
-                                        __ATOMIC_ACQUIRE)) {
-            /* with mu: the watcher reads keep_at and sleeps with mu held */
-            pthread_mutex_lock(&p->mu);
-            pthread_cond_signal(&p->watch_cv);
-            pthread_mutex_unlock(&p->mu);
-            break;
-        }
-    }
-}
-
-/* Before the link may close fd: keep never shuts down another's. */
-static int
-slot_disarm(mqi_keeper *k)
-{
-    slot *s = (slot *)k;
-    int was = SLOT_ARMED;
-    if (__atomic_compare_exchange_n(&s->state, &was, SLOT_IDLE, 0, __ATOMIC_ACQ_REL,
-                                    __ATOMIC_ACQUIRE))
-        return 0;
-    /* looked at (or fired): the watcher holds mu while it looks */
-    pthread_mutex_lock(&s->mu);
-    was = __atomic_exchange_n(&s->state, SLOT_IDLE, __ATOMIC_ACQ_REL);
-    pthread_mutex_unlock(&s->mu);
-    return was == SLOT_FIRED;
-}
-
-/* End the waits whose deadline passed (shutdown of the reading side wakes
- * the poll; the loop finds its limit passed) and set keep_at to the next
- * deadline.  keep_at is -1 while the slots are looked at, so that a wait
- * armed meanwhile lowers it again.  mu held. */
-static void
-keep(pool *p)
-{
-    MK_I64 now = mqi_now_ms(), next = -1;
-    __atomic_store_n(&p->keep_at, -1, __ATOMIC_RELEASE);
-    for (slot *s = p->slots; s; s = s->next) {
-        pthread_mutex_lock(&s->mu);
-        int was = SLOT_ARMED;
-        if (__atomic_compare_exchange_n(&s->state, &was, SLOT_LOOKED, 0, __ATOMIC_ACQ_REL,
-                                        __ATOMIC_ACQUIRE)) {
-            int fire = s->deadline <= now;
-            if (fire)
-                shutdown(s->fd, SHUT_RD);
-            else if (next < 0 || s->deadline < next)
-                next = s->deadline;
-            __atomic_store_n(&s->state, fire ? SLOT_FIRED : SLOT_ARMED, __ATOMIC_RELEASE);
-        }
-        pthread_mutex_unlock(&s->mu);
-    }
-    MK_I64 at = __atomic_load_n(&p->keep_at, __ATOMIC_ACQUIRE);
-    while (next >= 0 && (at < 0 || next < at) &&
-           !__atomic_compare_exchange_n(&p->keep_at, &at, next, 0, __ATOMIC_ACQ_REL,
-                                        __ATOMIC_ACQUIRE))
-        ;
-}
-
-/* keep, when keep_at has come (mu held). */
-static void
-keep_due(pool *p)
-{
-    MK_I64 at = __atomic_load_n(&p->keep_at, __ATOMIC_ACQUIRE);
-    if (at >= 0 && mqi_now_ms() >= at)
-        keep(p);
-}
 
 static void *worker(void *arg);
 
@@ -300,20 +209,11 @@ pool_free(pool *p)
 static int
 start_thread(pool *p, void *(*fn)(void *))
 {
-    pthread_t t;
-    pthread_attr_t attr;
-    sigset_t stop, old;
+    sigset_t stop;
     sigemptyset(&stop);
     sigaddset(&stop, SIGTERM);
     sigaddset(&stop, SIGINT);
-    pthread_sigmask(SIG_BLOCK, &stop, &old); /* inherited by the thread */
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    int e = pthread_create(&t, &attr, fn, p);
-    pthread_attr_destroy(&attr);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    errno = e;
-    return e ? -1 : 0;
+    return mqi_thread_detached(fn, p, &stop);
 }
 
 enum grow { GROW_NONE, GROW_WAKE, GROW_START };
@@ -483,13 +383,7 @@ static void *
 worker(void *arg)
 {
     pool *p = arg;
-    slot s = {.k = {slot_arm, slot_disarm}, .p = p, .state = SLOT_IDLE, .fd = -1};
-    pthread_mutex_init(&s.mu, NULL);
-    pthread_mutex_lock(&p->mu);
-    s.next = p->slots;
-    p->slots = &s;
-    pthread_mutex_unlock(&p->mu);
-    mqi_keeper_set(&s.k);
+    mqi_keeper_set(mqi_thread_keeper()); /* NULL: the waits keep their own */
     if (mqi_thread_start_fn)
         mqi_thread_start_fn();
     for (;;) {
@@ -514,13 +408,6 @@ worker(void *arg)
         mqi_thread_end_fn();
     mki_tls_free_all();
     mqi_keeper_set(NULL);
-    pthread_mutex_lock(&p->mu);
-    slot **at = &p->slots;
-    while (*at != &s)
-        at = &(*at)->next;
-    *at = s.next;
-    pthread_mutex_unlock(&p->mu);
-    pthread_mutex_destroy(&s.mu);
     return NULL;
 }
 
@@ -534,27 +421,6 @@ after_ms(long ms)
     ts.tv_sec += ts.tv_nsec / 1000000000L;
     ts.tv_nsec %= 1000000000L;
     return ts;
-}
-
-/* The watcher's sleep while nothing comes: until it is woken or, when a
- * wait's deadline is kept, that deadline comes (mu held). */
-static void
-sleep_keeping(pool *p)
-{
-    MK_I64 at = __atomic_load_n(&p->keep_at, __ATOMIC_ACQUIRE);
-    if (at < 0) {
-        pthread_cond_wait(&p->watch_cv, &p->mu);
-        return;
-    }
-    MK_I64 left = at - mqi_now_ms();
-    if (left <= 0) {
-        keep(p);
-        return;
-    }
-    /* + 1 ms: the deadlines are on the coarse clock (mqi_now_ms) */
-    struct timespec until = after_ms(left + 1);
-    if (pthread_cond_timedwait(&p->watch_cv, &p->mu, &until) == ETIMEDOUT)
-        keep_due(p);
 }
 
 /* Looks every TICK_MS while connections come or no thread is in accept: a
@@ -571,15 +437,14 @@ watcher(void *arg)
         unsigned long seen = p->taken;
         struct timespec until = after_ms(TICK_MS);
         while (!p->stopped && pthread_cond_timedwait(&p->watch_cv, &p->mu, &until) != ETIMEDOUT)
-            ; /* run's failure, or a keeper's deadline: looked at after the tick */
-        keep_due(p);
+            ; /* run's failure */
         int idle = p->taken == seen; /* no connection taken in the tick */
         if (p->stopped)
             continue;
         if (p->accepting > 0 && idle) { /* nothing comes: sleep until something does */
             p->watcher_asleep = 1;
             while (p->watcher_asleep && !p->stopped)
-                sleep_keeping(p);
+                pthread_cond_wait(&p->watch_cv, &p->mu);
             continue;
         }
         if (p->accepting > 0 || (!idle && !waiting(p)))
@@ -607,7 +472,7 @@ run(const mqi_listener *l)
     pool *p = malloc(sizeof *p);
     if (!p)
         return MkErrorSet(tmpl->err, MK_ERR_MEMORY, "--thread: out of memory");
-    *p = (pool){.l = *l, .accepting = 1, .keep_at = -1}; /* the first acceptor, counted */
+    *p = (pool){.l = *l, .accepting = 1}; /* the first acceptor, counted */
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
