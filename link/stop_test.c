@@ -249,14 +249,30 @@ check_stopped(pid_t pid, const char *log, const char *what, const char *reason)
     MQT_CHECK_MSG(log_has(log, reason), "%s: no '%s' in the server's log", what, reason);
 }
 
+/* Where a test's server listens and logs: fresh paths (and a free port
+ * when tp is --tcp). */
+typedef struct {
+    char sock[256], port[16], log[256];
+    int tcp;
+} where;
+
+static void
+where_init(where *w, const char *tp)
+{
+    snprintf(w->sock, sizeof w->sock, "%s", mqt_temp_path("sock"));
+    snprintf(w->log, sizeof w->log, "%s", mqt_temp_path("log"));
+    w->tcp = strcmp(tp, "--tcp") == 0;
+    snprintf(w->port, sizeof w->port, "%d", w->tcp ? mqt_free_port() : 0);
+}
+
 /* A plain server (no start mode) on uds whose instance's wait takes the
  * signal; the client connects and stays silent until the server has ended. */
 static void
 instance_stops(const char *what, int trap_in_setup)
 {
-    char sock[256], log[256];
-    snprintf(sock, sizeof sock, "%s", mqt_temp_path("sock"));
-    snprintf(log, sizeof log, "%s", mqt_temp_path("log"));
+    where w;
+    where_init(&w, "--uds");
+    const char *sock = w.sock, *log = w.log;
     const char *sargv[] = {"stopsrv", "--uds", "--file", sock, "--timeout", "600"};
     pid_t pid = start_server(log, 6, sargv, TRAP_NONE, trap_in_setup);
     MQT_CHECK(mqt_wait_for_file(sock, 30000) == 0);
@@ -273,9 +289,9 @@ instance_stops(const char *what, int trap_in_setup)
 static void
 service_stops(void)
 {
-    char sock[256], log[256];
-    snprintf(sock, sizeof sock, "%s", mqt_temp_path("sock"));
-    snprintf(log, sizeof log, "%s", mqt_temp_path("log"));
+    where w;
+    where_init(&w, "--uds");
+    const char *sock = w.sock, *log = w.log;
     const char *sargv[] = {"stopsrv", "--uds", "--file", sock};
     pid_t pid = start_server(log, 4, sargv, TRAP_NONE, TRAP_NONE);
     MQT_CHECK(mqt_wait_for_file(sock, 30000) == 0);
@@ -319,11 +335,10 @@ blocking_call_wait(void)
 static void
 fork_instance_stops(const char *what, const char *tp, int trap_in_setup)
 {
-    char sock[256], port[16], log[256];
-    snprintf(sock, sizeof sock, "%s", mqt_temp_path("sock"));
-    snprintf(log, sizeof log, "%s", mqt_temp_path("log"));
-    int tcp = strcmp(tp, "--tcp") == 0;
-    snprintf(port, sizeof port, "%d", tcp ? mqt_free_port() : 0);
+    where w;
+    where_init(&w, tp);
+    const char *sock = w.sock, *port = w.port, *log = w.log;
+    int tcp = w.tcp;
     const char *sargv[] = {"stopsrv", tp, tcp ? "--port" : "--file", tcp ? port : sock,
                            "--fork", "--timeout", "600", "--idle-timeout", tcp ? "0" : "300"};
     pid_t pid = start_server(log, 9, sargv, TRAP_NONE, trap_in_setup);
@@ -361,11 +376,10 @@ fork_tcp_read_wait(void)
 static void
 listener_stops(const char *what, const char *tp, const char *start, int trap_now)
 {
-    char sock[256], port[16], log[256];
-    snprintf(sock, sizeof sock, "%s", mqt_temp_path("sock"));
-    snprintf(log, sizeof log, "%s", mqt_temp_path("log"));
-    int tcp = strcmp(tp, "--tcp") == 0;
-    snprintf(port, sizeof port, "%d", tcp ? mqt_free_port() : 0);
+    where w;
+    where_init(&w, tp);
+    const char *sock = w.sock, *port = w.port, *log = w.log;
+    int tcp = w.tcp;
     const char *sargv[] = {"stopsrv", tp, tcp ? "--port" : "--file", tcp ? port : sock,
                            "--timeout", "600", start};
     pid_t pid = start_server(log, start ? 7 : 6, sargv, trap_now, TRAP_NONE);
