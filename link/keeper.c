@@ -106,6 +106,7 @@ static void *
 keeper_main(void *arg)
 {
     (void)arg;
+    mqi_thread_name("mqlink-keeper");
     pthread_mutex_lock(&K.mu);
     for (;;) {
         MK_I64 at = __atomic_load_n(&K.keep_at, __ATOMIC_ACQUIRE);

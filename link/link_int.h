@@ -583,6 +583,9 @@ mqi_keeper *mqi_thread_keeper(void);
 /* Start fn(arg) in a detached thread with the signals in blocked blocked
  * (detached.c): 0, or -1 with errno.  Only in a build with threads. */
 int mqi_thread_detached(void *(*fn)(void *), void *arg, const sigset_t *blocked);
+/* The calling thread's name (at most 15 bytes): "mqlink-pool", "mqlink-watcher",
+ * "mqlink-keeper" (detached.c). */
+void mqi_thread_name(const char *name);
 /* Run every callback that timed out (or all, when the link is down) with
  * the reason as the context's error. */
 void mqi_expire_callbacks(mqi_conn *c, int all);

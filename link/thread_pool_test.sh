@@ -9,9 +9,9 @@
 # thread that waits in accept sleeps there between parents (issue 16,
 # point 4: ~2 task switches per parent instead of ~1); the pool before kept
 # up to eight.  And the pool grew to serve the workers side by side: at
-# least three pool threads (all but the listener's, the watcher's and the
-# process's deadline keeper's, link/keeper.c) are left, parked or in
-# accept.  A pool that grew only after a whole tick with
+# least three pool threads (by their name, "mqlink-pool": link/detached.c;
+# not the listener's, the watcher's or the process's deadline keeper's) are
+# left, parked or in accept.  A pool that grew only after a whole tick with
 # no connection taken stayed at one serving thread under short parents:
 # it took the next connection each time its client closed the last, so
 # every parent waited for the one before (2 pool threads left; on uds ~2
@@ -76,7 +76,7 @@ pool_run() {
     timeout 120 "$CLIENT" --parent --num 200 --wrk 5 $addr || return 1
     sleep 0.5 # the instances end (the client closed them)
     waiting=$(in_accept $SERVER_PID "$inode") || return 1
-    pooled=$(($(ls /proc/$SERVER_PID/task | wc -l) - 3)) # but the listener's, watcher's, keeper's
+    pooled=$(cat /proc/$SERVER_PID/task/*/comm | grep -c '^mqlink-pool$') # detached.c's names
     echo "$1: $waiting threads in accept after 200 parents, at most 1; $pooled pool threads, at least 3"
     timeout 60 "$CLIENT" --parent --num 1 --wrk 1 $addr >/dev/null || { echo "no parent served after"; return 1; }
     [ "$waiting" -le 1 ] && [ "$pooled" -ge 3 ]

@@ -383,6 +383,7 @@ static void *
 worker(void *arg)
 {
     pool *p = arg;
+    mqi_thread_name("mqlink-pool");
     mqi_keeper_set(mqi_thread_keeper()); /* NULL: the waits keep their own */
     if (mqi_thread_start_fn)
         mqi_thread_start_fn();
@@ -432,6 +433,7 @@ static void *
 watcher(void *arg)
 {
     pool *p = arg;
+    mqi_thread_name("mqlink-watcher");
     pthread_mutex_lock(&p->mu);
     while (!p->stopped) {
         unsigned long seen = p->taken;
