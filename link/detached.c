@@ -1,6 +1,9 @@
-/* detached.c — starting a thread of the link's own (the --thread pool's,
- * the process's keeper): detached, with some signals blocked, so that a
- * signal meant for the process goes to a thread of the program's. */
+/* detached.c — the link's own threads (the --thread pool's, the process's
+ * keeper): started detached, with some signals blocked, so that a signal
+ * meant for the process goes to a thread of the program's; named; and
+ * their condition variables' clock, the monotonic one. */
+#include <time.h>
+
 #include "link_int.h"
 
 #ifdef MQ_HAVE_THREADS
@@ -19,6 +22,29 @@ mqi_thread_name(const char *name)
 #else
     (void)name;
 #endif
+}
+
+/* A condition variable whose timed waits are on the monotonic clock (a
+ * change of the wall clock moves no deadline). */
+void
+mqi_cond_init_monotonic(pthread_cond_t *cv)
+{
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(cv, &ca);
+    pthread_condattr_destroy(&ca);
+}
+
+struct timespec
+mqi_after_ms(long ms)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    ts.tv_nsec += ms % 1000 * 1000000L;
+    ts.tv_sec += ms / 1000 + ts.tv_nsec / 1000000000L;
+    ts.tv_nsec %= 1000000000L;
+    return ts;
 }
 
 int

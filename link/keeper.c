@@ -120,12 +120,7 @@ keeper_main(void *arg)
             continue;
         }
         /* + 1 ms: the deadlines are on the coarse clock (mqi_now_ms) */
-        struct timespec until;
-        clock_gettime(CLOCK_MONOTONIC, &until);
-        until.tv_sec += (left + 1) / 1000;
-        until.tv_nsec += (left + 1) % 1000 * 1000000L;
-        until.tv_sec += until.tv_nsec / 1000000000L;
-        until.tv_nsec %= 1000000000L;
+        struct timespec until = mqi_after_ms((long)left + 1);
         pthread_cond_timedwait(&K.cv, &K.mu, &until);
     }
     return NULL;
@@ -210,12 +205,8 @@ key_init(void)
 static int
 start(void)
 {
-    pthread_condattr_t ca;
     sigset_t all;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&K.cv, &ca);
-    pthread_condattr_destroy(&ca);
+    mqi_cond_init_monotonic(&K.cv);
     sigfillset(&all);
     return mqi_thread_detached(keeper_main, NULL, &all);
 }

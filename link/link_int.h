@@ -586,6 +586,14 @@ int mqi_thread_detached(void *(*fn)(void *), void *arg, const sigset_t *blocked)
 /* The calling thread's name (at most 15 bytes): "mqlink-pool", "mqlink-watcher",
  * "mqlink-keeper" (detached.c). */
 void mqi_thread_name(const char *name);
+#ifdef MQ_HAVE_THREADS
+#include <pthread.h>
+#include <time.h>
+/* detached.c: a condition variable on the monotonic clock, and now + ms on
+ * that clock, for its timed waits. */
+void mqi_cond_init_monotonic(pthread_cond_t *cv);
+struct timespec mqi_after_ms(long ms);
+#endif
 /* Run every callback that timed out (or all, when the link is down) with
  * the reason as the context's error. */
 void mqi_expire_callbacks(mqi_conn *c, int all);

@@ -412,18 +412,6 @@ worker(void *arg)
     return NULL;
 }
 
-/* now + ms on the monotonic clock (the condition variables' clock) */
-static struct timespec
-after_ms(long ms)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    ts.tv_nsec += ms * 1000000L;
-    ts.tv_sec += ts.tv_nsec / 1000000000L;
-    ts.tv_nsec %= 1000000000L;
-    return ts;
-}
-
 /* Looks every TICK_MS while connections come or no thread is in accept: a
  * tick that ends with no acceptor, and no connection taken in it or some
  * waiting, means every thread is busy (make an acceptor); one with an
@@ -437,7 +425,7 @@ watcher(void *arg)
     pthread_mutex_lock(&p->mu);
     while (!p->stopped) {
         unsigned long seen = p->taken;
-        struct timespec until = after_ms(TICK_MS);
+        struct timespec until = mqi_after_ms(TICK_MS);
         while (!p->stopped && pthread_cond_timedwait(&p->watch_cv, &p->mu, &until) != ETIMEDOUT)
             ; /* run's failure */
         int idle = p->taken == seen; /* no connection taken in the tick */
@@ -475,13 +463,9 @@ run(const mqi_listener *l)
     if (!p)
         return MkErrorSet(tmpl->err, MK_ERR_MEMORY, "--thread: out of memory");
     *p = (pool){.l = *l, .accepting = 1}; /* the first acceptor, counted */
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->parked_cv, NULL);
-    pthread_cond_init(&p->watch_cv, &ca);
-    pthread_condattr_destroy(&ca);
+    mqi_cond_init_monotonic(&p->watch_cv);
     if (start_thread(p, watcher) != 0) {
         int e = errno;
         pool_free(p);
