@@ -813,14 +813,17 @@ def emit_h(api):
                       "enum { MQJ_SLOT_METHODS = %d };" % SLOT_METHODS]) + "\n"
 
 
-def slot_method(name, slot, noarg):
-    call = ("((MqServiceNoArgIF) c.services[%d]).Call();" % slot if noarg else
-            "((MqServiceIF) c.services[%d]).Call((MqContextC) c);" % slot)
+def slot_method(head, index, noarg, note=()):
+    """A method of ServiceSlots: head its signature, the service the one at
+    context slot index (a number, or the slot argument's name)."""
+    call = ("((MqServiceNoArgIF) c.services[%s]).Call();" % index if noarg else
+            "((MqServiceIF) c.services[%s]).Call((MqContextC) c);" % index)
     return ([] if noarg else ['    @SuppressWarnings({"unchecked", "rawtypes"})']) + [
-        "    static boolean %s%d(Object[] ctx) throws Exception {" % (name, slot),
-        "        MkObjectC c = MkObjectC.enter(ctx);",
-        "        try {", "            " + call, "        } finally {",
-        "            MkObjectC.leave(c);", "        }", "        return true;", "    }", ""]
+        "    static boolean %s throws Exception {" % head,
+        "        MkObjectC c = MkObjectC.enter(ctx);", "        try {"] + [
+        "            // " + n for n in note] + [
+        "            " + call, "        } finally {",
+        "            MkObjectC.leave(c);", "        }", "        return true;", "    }"]
 
 
 def java_slots(api):
@@ -832,20 +835,10 @@ def java_slots(api):
     body = []
     for noarg, name in ((1, "callService"), (0, "callServiceCtx")):
         for slot in range(SLOT_METHODS):
-            body += slot_method(name, slot, noarg)
-    body += [java_doc("A service at a slot past them: Call()."),
-             "    static boolean callService(Object[] ctx, int slot) throws Exception {",
-             "        MkObjectC c = MkObjectC.enter(ctx);",
-             "        try {", "            ((MqServiceNoArgIF) c.services[slot]).Call();",
-             "        } finally {", "            MkObjectC.leave(c);", "        }",
-             "        return true;", "    }", "",
-             java_doc("The same for a service that takes its context: Call(ctx)."),
-             '    @SuppressWarnings({"unchecked", "rawtypes"})',
-             "    static boolean callServiceCtx(Object[] ctx, int slot) throws Exception {",
-             "        MkObjectC c = MkObjectC.enter(ctx);",
-             "        try {",
-             "            // a context of another class than the callable's T: ClassCastException",
-             "            ((MqServiceIF) c.services[slot]).Call((MqContextC) c);",
-             "        } finally {", "            MkObjectC.leave(c);", "        }",
-             "        return true;", "    }"]
+            body += slot_method("%s%d(Object[] ctx)" % (name, slot), slot, noarg) + [""]
+    body += [java_doc("A service at a slot past them: Call().")]
+    body += slot_method("callService(Object[] ctx, int slot)", "slot", 1) + [""]
+    body += [java_doc("The same for a service that takes its context: Call(ctx).")]
+    body += slot_method("callServiceCtx(Object[] ctx, int slot)", "slot", 0,
+                        ["a context of another class than the callable's T: ClassCastException"])
     return java_file(api, SLOTS_CLASS, head, body)
