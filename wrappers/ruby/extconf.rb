@@ -30,4 +30,5 @@ $srcs = %w[runtime.c convert.c callback.c bufpool.c view.c gen/glue.c].map { |f|
 $VPATH << here << File.join(here, "gen")
 $INCFLAGS << " -I#{here}"
 $CFLAGS << " -std=gnu11 -fvisibility=hidden"
+append_cflags("-fno-plt") # calls through the GOT, as local.mk builds it
 create_makefile("mqlink")
