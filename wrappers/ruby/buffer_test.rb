@@ -315,6 +315,28 @@ test "CreateTLS finds each name's own object: more names than remembered, any en
   raises(TypeError) { MkBufferStreamC.CreateTLS(:"name-1") }
 end
 
+# The runtime compares a remembered name in 8-byte words, the last one
+# ending at the name's end (runtime.c: same_name); a name that differs in
+# any one byte, at any length it remembers (up to 31 bytes), is another.
+test "CreateTLS tells remembered names apart by each of their bytes, at every length" do
+  bad = []
+  (1..32).each do |len|
+    base = (0...len).map { |i| (97 + i % 26).chr }.join.force_encoding(Encoding::UTF_8) # looked up
+    a = MkBufferStreamC.CreateTLS(base).tap { |s| s.WriteI32(1) }
+    len.times do |i|
+      other = base.dup
+      other.setbyte(i, other.getbyte(i) ^ 1)
+      o = MkBufferStreamC.CreateTLS(other)
+      bad << "#{len}:#{i}" if o.equal?(a) || a.Count != 1
+      o.WriteI32(1)
+      b = MkBufferStreamC.CreateTLS(base)
+      bad << "#{len}:#{i} base" if !b.equal?(a) || a.Count != 0 || o.Count != 1
+      a.WriteI32(1)
+    end
+  end
+  check bad.empty?, "names taken for another: #{bad.first(5).join(' ')}"
+end
+
 # A name is found by its bytes: an unfrozen String can change between
 # calls, a frozen one must keep finding its object through GC.
 test "CreateTLS finds a changed unfrozen name's own object, and a frozen name's through GC" do

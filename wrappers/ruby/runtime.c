@@ -116,12 +116,54 @@ typedef struct {
     long len;
     char name[TLS_NAME_MAX + 1];
 } tls_memo;
-static __thread tls_memo tls_memos[TLS_MEMOS];
-static __thread unsigned tls_memo_next;
+typedef struct {
+    tls_memo memo[TLS_MEMOS];
+    unsigned next;
+} tls_memo_set;
+/* A thread's memos are general-dynamic (their 228 bytes would take much of
+ * glibc's static TLS surplus, which every dlopened library shares); their
+ * address, kept initial-exec (8 bytes), is a load from the thread pointer
+ * instead of a __tls_get_addr call per CreateTLS.  A thread's first
+ * CreateTLS sets it; it lasts as long as the memos, the thread's life. */
+static __thread tls_memo_set tls_memos;
+static __thread tls_memo_set *own_memos __attribute__((tls_model("initial-exec")));
 
-static void *
+static inline tls_memo_set *
+thread_memos(void)
+{
+    tls_memo_set *s = own_memos;
+    return s ? s : (own_memos = &tls_memos);
+}
+
+/* Whether the len bytes at a and b (len <= TLS_NAME_MAX) are the same: in
+ * 8-byte words, the last one ending at len (overlapping the one before), so
+ * no byte past either is read; a hit costs no memcmp call and no frame. */
+static inline int
+same_name(const char *a, const char *b, long len)
+{
+    uint64_t x, y;
+
+    if (len < 8) {
+        for (long i = 0; i < len; i++)
+            if (a[i] != b[i])
+                return 0;
+        return 1;
+    }
+    for (long i = 0; i + 8 < len; i += 8) {
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        if (x != y)
+            return 0;
+    }
+    memcpy(&x, a + len - 8, 8);
+    memcpy(&y, b + len - 8, 8);
+    return x == y;
+}
+
+static inline void *
 tls_memo_find(const rb_data_type_t *type, VALUE name)
 {
+    tls_memo_set *set;
     long len;
     const char *s;
 
@@ -129,8 +171,9 @@ tls_memo_find(const rb_data_type_t *type, VALUE name)
         (len = RSTRING_LEN(name)) > TLS_NAME_MAX)
         return NULL;
     s = RSTRING_PTR(name);
-    for (tls_memo *m = tls_memos; m < tls_memos + TLS_MEMOS; m++)
-        if (m->type == type && m->len == len && memcmp(m->name, s, (size_t)len) == 0)
+    set = thread_memos();
+    for (tls_memo *m = set->memo; m < set->memo + TLS_MEMOS; m++)
+        if (m->type == type && m->len == len && same_name(m->name, s, len))
             return m->obj;
     return NULL;
 }
@@ -139,7 +182,8 @@ static void
 tls_memo_add(const rb_data_type_t *type, const char *name, void *obj)
 {
     size_t len = strlen(name);
-    tls_memo *m = &tls_memos[tls_memo_next++ % TLS_MEMOS];
+    tls_memo_set *set = thread_memos();
+    tls_memo *m = &set->memo[set->next++ % TLS_MEMOS];
 
     if (len > TLS_NAME_MAX)
         return;
@@ -149,22 +193,32 @@ tls_memo_add(const rb_data_type_t *type, const char *name, void *obj)
     memcpy(m->name, name, len);
 }
 
+/* CreateTLS of a name the thread has not used lately: the kernel's, which
+ * finds or makes the object.  Apart, so that a memo's hit sets up no frame
+ * for it. */
+static __attribute__((noinline)) VALUE
+tls_create(VALUE klass, const rb_data_type_t *type, VALUE name, void *(*create)(const char *),
+           const char *fn)
+{
+    volatile VALUE keep;
+    const char *s = mqrb_to_STR(name, &keep, fn);
+    void *obj = create(s);
+
+    if (obj)
+        tls_memo_add(type, s, obj);
+    RB_GC_GUARD(keep);
+    return mqrb_plain_wrap_tls(klass, type, obj);
+}
+
 VALUE
 mqrb_plain_tls(VALUE klass, const rb_data_type_t *type, VALUE name,
                void *(*create)(const char *), void (*reset)(void *), const char *fn)
 {
     void *obj = tls_memo_find(type, name);
-    volatile VALUE keep;
-    const char *s;
 
-    if (obj) {
-        reset(obj);
-        return mqrb_plain_wrap_tls(klass, type, obj);
-    }
-    s = mqrb_to_STR(name, &keep, fn);
-    if ((obj = create(s)))
-        tls_memo_add(type, s, obj);
-    RB_GC_GUARD(keep);
+    if (!obj)
+        return tls_create(klass, type, name, create, fn);
+    reset(obj);
     return mqrb_plain_wrap_tls(klass, type, obj);
 }
 
