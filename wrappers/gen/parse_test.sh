@@ -27,11 +27,12 @@ case_() {
     fi
 }
 
-echo "1..14"
+echo "1..15"
 case_ "an unknown parameter attribute" 'method SetI8 = MkBufferSetI8(self, v:I8 bogus) -> void "Store."'
 case_ "an unknown class attribute" 'class MqConfigFileC c=MqConfigFileC errors=kernel freee=MqConfigFileDelete "Typed."'
 case_ "a class attribute with a bad value" 'class MqConfigFileC c=MqConfigFileC errors=thread free=MqConfigFileDelete "Typed."'
 case_ "an unknown flag" 'method SetI8 = MkBufferSetI8(self, v:I8) -> void fast "Store."'
+case_ "a query that is not a method" 'function MkTypeName = MkTypeName(type:TYPE) -> STR query "Name."'
 case_ "an unknown return word" 'method SetI8 = MkBufferSetI8(self, v:I8) -> maybe "Store."'
 case_ "a type that cannot be returned" 'method GetBIN = MkBufferGetBIN(self) -> BIN "Bytes."'
 case_ "an unknown type" 'method SetI8 = MkBufferSetI8(self, v:INT8) -> void "Store."'

@@ -207,7 +207,7 @@ test "a view ends at the next call on its stream or list, at its CreateTLS, Dele
   s.WriteBIN("a".b); s.WriteI32(2)
   s.PosToStart
   v = s.ReadBUFR
-  check !s.ReadItemExists.nil?
+  s.PosToStart
   e = raises(MkExceptionC, ended) { v.GetBIN }
   check e.message.start_with?("GetBIN: ") && e.code == MK_ERR_ARGUMENT, e.message
   s.PosToStart
@@ -245,6 +245,26 @@ test "a view ends at the next call on its stream or list, at its CreateTLS, Dele
       nil # ended
     end
   end
+end
+
+# A query only reads its stream or list (its C object is const), so the
+# value a view shows stays where and what it was (ruby.py: ends_src_view).
+test "a query on a stream or list leaves its view; the next other call ends it" do
+  ended = /ReadBUFR or IndexGetR is no longer valid/
+  s = MkBufferStreamC.new
+  s.WriteBIN("ab".b); s.WriteI32(2)
+  s.PosToStart
+  v = s.ReadBUFR
+  check s.ReadItemExists && s.ReadGetType == MK_TYPE_I32 && s.Count == 2 && s.Size > 0
+  check v.GetBIN == "ab".b, "the view after ReadItemExists, ReadGetType, Count and Size"
+  s.ReadI32
+  raises(MkExceptionC, ended) { v.GetBIN }
+  l = MkBufferListC.new
+  l.AppendI32(7)
+  w = l.IndexGetR(0)
+  check l.Size == 1 && w.GetI32 == 7, "the view after Size"
+  l.Reset
+  raises(MkExceptionC, ended) { w.GetI32 }
 end
 
 test "views of more streams than the table holds: each shows its own value or has ended" do

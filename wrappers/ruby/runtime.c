@@ -239,8 +239,8 @@ mqrb_deleted_ptr(VALUE self, const char *fn)
     VALUE text;
     if (tags & MQRB_SRC_VIEW)
         text = rb_sprintf("%s: the buffer from ReadBUFR or IndexGetR is no longer valid (it "
-                          "lasts until the next call on its stream or list); use ReadBUF or "
-                          "IndexGet for a copy to keep", fn);
+                          "lasts until the next call that may change its stream or list); use "
+                          "ReadBUF or IndexGet for a copy to keep", fn);
     else if (tags & MQRB_VIEW)
         text = rb_sprintf("%s: the buffer from ReadBUFR is no longer valid (it lasts until the "
                           "next ReadBUFR, the end of the service or callback, or the next "

@@ -152,9 +152,9 @@ void mqrb_view_end(VALUE self);
 
 /* A stream's ReadBUFR and a list's IndexGetR (view.c): the one reusable
  * MkBufferC of that stream or list (src, its C object), pointed at the
- * value the C call lent; it ends at the next call on src (mqrb_src_end,
- * first in each of their methods, and in CreateTLS, which empties src) and
- * when src is freed (mqrb_src_forget). */
+ * value the C call lent; it ends at the next call that may change src
+ * (mqrb_src_end, first in each of their methods but the queries, and in
+ * CreateTLS, which empties src) and when src is freed (mqrb_src_forget). */
 enum { MQRB_SRC_VIEW_BITS = 5 }; /* 32 sets of 2 */
 /* An ended view: no object, and the tag that names the view in errors. */
 #define MQRB_SRC_ENDED ((void *)(uintptr_t)MQRB_SRC_VIEW)

@@ -6,10 +6,11 @@
  *
  * The lent value lives in the stream's or list's memory (a stream's BIN
  * points into its data, which a write may move), so the view ends at the
- * next call of any method on its stream or list (the glue calls
- * mqrb_src_end first in each; the next view call repoints it), when a
- * CreateTLS empties it, and when it is freed (mqrb_src_forget).  An ended
- * view's methods raise.  Which view belongs to which stream is found by the
+ * next call of a method that may change its stream or list (the glue calls
+ * mqrb_src_end first in each but the queries, ReadItemExists, ReadGetType,
+ * Count and Size, whose C object is const; the next view call repoints
+ * it), when a CreateTLS empties it, and when it is freed
+ * (mqrb_src_forget).  An ended view's methods raise.  Which view belongs to which stream is found by the
  * C address, not through a wrapper, because one C object may have more than
  * one wrapper (a CreateTLS object whose kept wrapper was replaced).
  *

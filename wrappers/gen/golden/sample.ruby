@@ -297,7 +297,6 @@ MkBufferListC_Size(VALUE self)
     MkBufferListC *obj = mqrb_plain_self(self, "Size");
     MK_I32 r;
 
-    mqrb_src_end(obj); /* its view lasts until the next call */
     r = MkBufferListSize(obj);
     return INT2FIX(r);
 }
@@ -310,7 +309,7 @@ MkBufferListC_IndexGet(VALUE self, VALUE a0)
     MK_I32 i;
     MkBufferC *r;
 
-    mqrb_src_end(obj); /* its view lasts until the next call */
+    mqrb_src_end(obj); /* a call that may change it ends its view */
     i = mqrb_to_I32(a0, "IndexGet");
     r = MkBufferListIndexGet(obj, i);
     if (!r)
@@ -318,7 +317,7 @@ MkBufferListC_IndexGet(VALUE self, VALUE a0)
     return mqrb_from_BUF(r);
 }
 
-/* IndexGetR: the view form of IndexGet, no allocation and no copy: one buffer per MkBufferListC, valid until the next call on this MkBufferListC; after that its methods raise. */
+/* IndexGetR: the view form of IndexGet, no allocation and no copy: one buffer per MkBufferListC, valid until the next call on this MkBufferListC but a query; after that its methods raise. */
 static VALUE
 MkBufferListC_IndexGetR(VALUE self, VALUE a0)
 {
@@ -393,7 +392,6 @@ MkBufferStreamC_Size(VALUE self)
     MkBufferStreamC *obj = mqrb_plain_self(self, "Size");
     size_t r;
 
-    mqrb_src_end(obj); /* its view lasts until the next call */
     r = MkBufferStreamSize(obj);
     return SIZET2NUM(r);
 }
@@ -406,7 +404,7 @@ MkBufferStreamC_ReadFLT(VALUE self)
     MK_FLT v;
     MkErrorE rc;
 
-    mqrb_src_end(obj); /* its view lasts until the next call */
+    mqrb_src_end(obj); /* a call that may change it ends its view */
     rc = MkBufferStreamReadFLT(obj, &v);
     if (rc == MK_ERROR)
         mqrb_raise_kernel();
@@ -421,14 +419,14 @@ MkBufferStreamC_ReadBUF(VALUE self)
     MkBufferC *v = NULL;
     MkErrorE rc;
 
-    mqrb_src_end(obj); /* its view lasts until the next call */
+    mqrb_src_end(obj); /* a call that may change it ends its view */
     rc = MkBufferStreamReadBUF(obj, &v);
     if (rc == MK_ERROR)
         mqrb_raise_kernel();
     return mqrb_from_BUF(v);
 }
 
-/* ReadBUFR: the view form of ReadBUF, no allocation and no copy: one buffer per MkBufferStreamC, valid until the next call on this MkBufferStreamC; after that its methods raise. */
+/* ReadBUFR: the view form of ReadBUF, no allocation and no copy: one buffer per MkBufferStreamC, valid until the next call on this MkBufferStreamC but a query; after that its methods raise. */
 static VALUE
 MkBufferStreamC_ReadBUFR(VALUE self)
 {
@@ -449,7 +447,6 @@ MkBufferStreamC_ReadItemExists(VALUE self)
     MkBufferStreamC *obj = mqrb_plain_self(self, "ReadItemExists");
     MK_BOL r;
 
-    mqrb_src_end(obj); /* its view lasts until the next call */
     r = MkBufferStreamReadItemExists(obj);
     return ((r) ? Qtrue : Qfalse);
 }

@@ -1,7 +1,10 @@
 """The header coverage test (api_test.sh): every public function declared in
 the headers is described (or listed as runtime) with the C arity the header
-declares.  The description's arity is its plan's C arguments, so the check
-sees the same lowering the emitters render."""
+declares, and a method is flagged `query` exactly when the header's object
+parameter is const (Ruby's glue keeps a stream's or list's view across a
+query, which must not change its object).  The description's arity is its
+plan's C arguments, so the check sees the same lowering the emitters
+render."""
 import os
 import re
 
@@ -26,7 +29,7 @@ def header_functions(path):
         if m:
             args = m.group(2).strip()
             n = 0 if args in ("", "void") else len([a for a in args.split(",")])
-            out[m.group(1)] = (n, "..." in args)
+            out[m.group(1)] = (n, "..." in args, args.startswith("const "))
     return out
 
 
@@ -35,7 +38,7 @@ def check(api, headers):
     results = []
     seen = set()
     for h in headers:
-        for name, (n, variadic) in sorted(header_functions(h).items()):
+        for name, (n, variadic, const_first) in sorted(header_functions(h).items()):
             seen.add(name)
             if name in api.runtime:
                 results.append((True, "%s: hand-written in each runtime (%s)" % (name, api.runtime[name]), ""))
@@ -49,6 +52,11 @@ def check(api, headers):
             ok = f.plan.c_arity() == want
             results.append((ok, "%s: description has the C arity %d of the header" % (name, want),
                             "" if ok else "description stands for %d C arguments" % f.plan.c_arity()))
+            if f.kind == "method":
+                ok = f.plan.query == const_first
+                results.append((ok, "%s: query flag %s, its object in the header %s" % (
+                    name, "set" if const_first else "unset", "const" if const_first else "not const"),
+                    "" if ok else "flag it query exactly when the header's object is const"))
     for name in sorted(set(described) | set(api.runtime)):
         if name not in seen:
             results.append((False, "%s of the description is declared in a header" % name,

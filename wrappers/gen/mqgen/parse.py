@@ -18,7 +18,7 @@ PARAM = re.compile(r"^(\w+):(\w+)(?:=(\S+))?$")
 
 RET_WORDS = ("err", "err-continue", "void", "self")
 RET_MODS = ("borrowed", "nullable", "raises-null")
-FLAGS = {"blocking": ("function", "method"), "tls": ("ctor",)}
+FLAGS = {"blocking": ("function", "method"), "tls": ("ctor",), "query": ("method",)}
 CLASS_ATTRS = {"c": None, "free": None, "errors": ("kernel", "context"), "subclass": True}
 CALLBACK_SCOPES = ("notified", "once")
 SELF_FIRST = ("method", "dtor")  # kinds whose first parameter is the object

@@ -69,6 +69,7 @@ class CallPlan:
         self.func, self.name, self.doc = func, func.name, func.doc
         self.kind, self.cls, self.cfunc = func.kind, func.cls, func.cfunc
         self.blocking = "blocking" in func.flags
+        self.query = "query" in func.flags  # reads its object only: its C self is const
         self.on_object = func.kind == "method"  # runs on an existing C object
         self.inputs = [Input(p, i) for i, p in enumerate(func.inputs())]
         # Callbacks last: a failing conversion before them leaves nothing
@@ -157,7 +158,8 @@ def has_view(plan):
 
 def src_view(plan):
     """A stream's or a list's borrowed BUF (ReadBUF, IndexGet), whose view
-    form lasts until the next call on that stream or list."""
+    form lasts until the next call on that stream or list (in Ruby: but a
+    query)."""
     r = plan.result
     return (plan.on_object and plan.cls.plain and r.kind in ("out", "value")
             and r.type == "BUF" and r.borrowed)

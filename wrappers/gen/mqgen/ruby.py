@@ -39,9 +39,17 @@ def cname(plan, suffix=""):
 # The view form (ReadBUFR) of a context's borrowed read: plan.has_view; the
 # runtime ends a view in mqrb_view_end.  Ruby also gives a stream's and a
 # list's borrowed BUF (ReadBUF, IndexGet) a view form (src_view): the glue
-# sees every call on a stream or list, so each of their methods ends the
-# view first (mqrb_src_end) and a kept view raises instead of reading
-# memory the stream has moved or freed (wrappers/ruby/view.c).
+# sees every call on a stream or list, so each of their methods that may
+# change it ends the view first (mqrb_src_end) and a kept view raises
+# instead of reading memory the stream has moved or freed
+# (wrappers/ruby/view.c).  A query (ReadItemExists, Count, Size...) leaves
+# it: its C object is const (api_test holds the flag to the header), so the
+# lent value stays where and what it was.
+
+
+def ends_src_view(plan):
+    """A method of a stream or list that ends its view: any but a query."""
+    return plan.on_object and has_src_views(plan.cls) and not plan.query
 
 
 def any_view(plan):
@@ -52,8 +60,8 @@ def view_doc(plan):
     if src_view(plan):
         what = plan.cls.name
         return ("%s%s: the view form of %s, no allocation and no copy: one buffer per %s,"
-                " valid until the next call on this %s; after that its methods raise." % (
-                    plan.name, VIEW, plan.name, what, what))
+                " valid until the next call on this %s but a query; after that its methods"
+                " raise." % (plan.name, VIEW, plan.name, what, what))
     return ("%s%s: the view form of %s, no allocation and no copy: one buffer per context,"
             " valid until the next %s%s, the end of the service or callback, or the next"
             " blocking call on this context; after that its methods raise." % (
@@ -124,8 +132,8 @@ class FuncGlue:
         self.declare_locals()
         if ends_views(p):
             self.w("    mqrb_view_end(self);")
-        if p.on_object and has_src_views(p.cls) and not self.view:
-            self.w("    mqrb_src_end(obj); /* its view lasts until the next call */")
+        if ends_src_view(p) and not self.view:
+            self.w("    mqrb_src_end(obj); /* a call that may change it ends its view */")
         self.convert()
         self.call_and_return()
         self.w("}")
