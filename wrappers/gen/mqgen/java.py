@@ -8,7 +8,7 @@ import re
 
 from .model import ApiError
 from .plan import VIEW, ends_views, has_src_views, has_view, src_view
-from .text import arg_text, banner, c_decl, col
+from .text import banner, c_call, c_statement, c_decl, col, failure_check
 
 LANG = "java"
 PKG = "org.mqlink"
@@ -433,25 +433,9 @@ class FuncGlue:
                 to = '({n}_cb = mqj_cb_slot(env, {n}, {n}_na, slot, "{fn}"))'
             conv = to.format(n=i.param.name, fn=p.name,
                              scope=str(i.param.attrs.get("scope", "")).upper())
-            self.w("    if (!%s) {" % conv if held else "    if (!%s)" % conv)
-            for r in reversed(held):
-                self.w("        " + r)
-            self.w("        " + self.fail())
-            if held:
-                self.w("    }")
+            failure_check(self.w, "!" + conv, held, self.fail())
             if c.get("release"):
                 held.append(c.release.format(n=i.param.name))
-
-    def c_call(self):
-        args = []
-        for a in self.plan.c_args:
-            if a.role == "self":
-                args.append("obj")
-            elif a.out:
-                args.append("&" + a.var)
-            else:
-                args.append(arg_text(LANG, a))
-        return "%s(%s)" % (self.plan.cfunc, ", ".join(args))
 
     def releases(self):
         for i in reversed(self.plan.convert_order):
@@ -461,7 +445,7 @@ class FuncGlue:
 
     def call_and_return(self):
         p, r = self.plan, self.plan.result
-        call = self.c_call()
+        call = c_call(self.plan, LANG)
         if r.kind == "object":
             self.w("    jlong h = mqj_handle(env, %s);" % call)
             self.releases()
@@ -470,7 +454,7 @@ class FuncGlue:
         if r.kind == "delete":
             self.w("    mqj_delete_%s(env, self);" % p.cls.name)
             return
-        self.w("    " + {"status": "rc = %s;", "value": "r = %s;"}.get(p.c_ret, "%s;") % call)
+        self.w("    " + c_statement(p, call))
         self.releases()
         self.raise_on_error()
         self.returns()

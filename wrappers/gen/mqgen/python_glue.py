@@ -1,7 +1,7 @@
 """The CPython module's glue, gen/glue.c: one C function per CallPlan, the
 method tables, and the types of the plain classes (python_plain.py)."""
 from .python_plain import plain_type
-from .text import arg_text, banner, c_locals, col
+from .text import banner, c_call, c_statement, col, failure_check, obj_locals
 
 LANG = "python"
 
@@ -61,10 +61,7 @@ class FuncGlue:
 
     def declare_locals(self):
         """The function's locals; False when it has none."""
-        p, lines = self.plan, []
-        if p.on_object:
-            lines.append("%s *obj = self->obj;" % p.cls.c)
-        lines += c_locals(p, LANG)
+        lines = obj_locals(self.plan, LANG, "obj")
         for line in lines:
             self.w("    " + line)
         return bool(lines)
@@ -79,39 +76,20 @@ class FuncGlue:
             conv = col(i.param.type, LANG).to.format(
                 arg=a, n=i.param.name, fn=p.name,
                 scope=str(i.param.attrs.get("scope", "")).upper())
-            if held:
-                self.w("    if (%s!%s) {" % (guard, conv))
-                for c in reversed(held):
-                    self.w("        " + c)
-                self.w("        return NULL;")
-                self.w("    }")
-            else:
-                self.w("    if (%s!%s)" % (guard, conv))
-                self.w("        return NULL;")
+            failure_check(self.w, "%s!%s" % (guard, conv), held, "return NULL;")
             if i.temporary:
                 held.append(col(i.param.type, LANG).release.format(n=i.param.name))
 
-    def c_call(self):
-        args = []
-        for a in self.plan.c_args:
-            if a.role == "self":
-                args.append("obj")
-            elif a.out:
-                args.append("&" + a.var)
-            else:
-                args.append(arg_text(LANG, a))
-        return "%s(%s)" % (self.plan.cfunc, ", ".join(args))
-
     def call_and_return(self):
         p, r = self.plan, self.plan.result
-        call = self.c_call()
+        call = c_call(self.plan, LANG)
         if r.kind == "object":
             if p.kind == "ctor":
                 self.w("    return mqpy_new_%s(self, %s, %d);" % (p.cls.name, call, r.owned))
             else:
                 self.w("    return mqpy_new_%s((PyObject *)self, %s, 1);" % (p.cls.name, call))
             return
-        stmt = {"status": "rc = %s;", "value": "r = %s;"}.get(p.c_ret, "%s;") % call
+        stmt = c_statement(p, call)
         if r.kind == "delete":
             self.w("    mqpy_delete_%s(self);" % p.cls.name)
         elif p.blocking:

@@ -11,7 +11,7 @@ keeps the GVL (the library releases it around each system call that
 sleeps: callback.c) and raises the interrupt that ended its wait early, if
 any (mqrb_check_ints), before its own error."""
 from .plan import VIEW, ends_views, has_src_views, has_view, src_view
-from .text import arg_text, banner, c_locals, c_string, col
+from .text import banner, c_call, c_statement, c_locals, c_string, col
 
 LANG = "ruby"
 
@@ -176,20 +176,9 @@ class FuncGlue:
             else:
                 self.w("    " + conv)
 
-    def c_args(self):
-        args = []
-        for a in self.plan.c_args:
-            if a.role == "self":
-                args.append("obj")
-            elif a.out:
-                args.append("&" + a.var)
-            else:
-                args.append(arg_text(LANG, a))
-        return args
-
     def call_and_return(self):
         p, r = self.plan, self.plan.result
-        call = "%s(%s)" % (alloc(p.cfunc), ", ".join(self.c_args()))
+        call = c_call(p, LANG, alloc(p.cfunc))
         if r.kind == "object":
             if p.cls.plain and p.kind == "ctor" and not r.owned:
                 # the thread's object (CreateTLS): its wrapper is reused too
@@ -211,7 +200,7 @@ class FuncGlue:
                 self.w("    mqrb_ctx_delete(self);")
             self.w("    return Qnil;")
             return
-        stmt = {"status": "rc = %s;", "value": "r = %s;"}.get(p.c_ret, "%s;") % call
+        stmt = c_statement(p, call)
         self.w("    " + stmt)
         for i in p.inputs:
             rel = col(i.param.type, LANG).get("release")

@@ -8,7 +8,7 @@ for contexts, through the context's own `my`, which looks the name up in the
 class's static table (wrappers/tcl/runtime.h).  Numbers are read with the
 Tcl_Obj readers and range-checked (the type table's tcl column); scalar
 results are set in place (IN_PLACE), others with Tcl_SetObjResult; errors are Tcl errors with -errorcode {MK code}."""
-from .text import arg_text, banner, c_locals, c_string, col
+from .text import banner, c_call, c_statement, c_string, col, failure_check, obj_locals
 
 LANG = "tcl"
 
@@ -97,10 +97,7 @@ class FuncGlue:
 
     def declare_locals(self):
         """The function's locals; False when it has none."""
-        p, lines = self.plan, []
-        if p.on_object:
-            lines.append("%s *obj = self->c;" % p.cls.c)
-        lines += c_locals(p, LANG)
+        lines = obj_locals(self.plan, LANG, "c")
         for line in lines:
             self.w("    " + line)
         return bool(lines)
@@ -127,33 +124,14 @@ class FuncGlue:
             conv = col(i.param.type, LANG).to.format(
                 arg="objv[%d]" % i.index, n=i.param.name, fn=p.name,
                 scope=str(i.param.attrs.get("scope", "")).upper())
-            if held:
-                self.w("    if (%s%s != TCL_OK) {" % (guard, conv))
-                for c in reversed(held):
-                    self.w("        " + c)
-                self.w("        return TCL_ERROR;")
-                self.w("    }")
-            else:
-                self.w("    if (%s%s != TCL_OK)" % (guard, conv))
-                self.w("        return TCL_ERROR;")
+            failure_check(self.w, "%s%s != TCL_OK" % (guard, conv), held, "return TCL_ERROR;")
             release = col(i.param.type, LANG).get("release")
             if i.temporary and release:
                 held.append(release.format(n=i.param.name))
 
-    def c_call(self):
-        args = []
-        for a in self.plan.c_args:
-            if a.role == "self":
-                args.append("obj")
-            elif a.out:
-                args.append("&" + a.var)
-            else:
-                args.append(arg_text(LANG, a))
-        return "%s(%s)" % (self.plan.cfunc, ", ".join(args))
-
     def call_and_return(self):
         p, r = self.plan, self.plan.result
-        call = self.c_call()
+        call = c_call(self.plan, LANG)
         if r.kind == "object":
             self.w("    return mqtcl_new_object(interp, MQTCL_CLASS_%s, %s, %d);"
                    % (p.cls.name, call, 1 if r.owned else 0))
@@ -161,7 +139,7 @@ class FuncGlue:
         if r.kind == "delete":
             self.w("    return mqtcl_delete(interp, self);")
             return
-        stmt = {"status": "rc = %s;", "value": "r = %s;"}.get(p.c_ret, "%s;") % call
+        stmt = c_statement(p, call)
         if p.blocking:
             self.w("    /* may wait: Tcl has no lock to release */")
         self.w("    " + stmt)

@@ -31,6 +31,43 @@ def arg_text(lang, a, **kw):
     return col(a.param.type, lang).args[a.index].format(n=a.param.name, **kw)
 
 
+def c_call(plan, lang, cfunc=None):
+    """The C call a glue makes for a plan (one lowering for every glue
+    written in C): the object as obj, an out argument as its local's
+    address (c_locals declares it), each input as lang's type column
+    spells it; cfunc in place of the plan's own function's name."""
+    args = []
+    for a in plan.c_args:
+        if a.role == "self":
+            args.append("obj")
+        elif a.out:
+            args.append("&" + a.var)
+        else:
+            args.append(arg_text(lang, a))
+    return "%s(%s)" % (cfunc or plan.cfunc, ", ".join(args))
+
+
+def c_statement(plan, call):
+    """The call (c_call's) as a statement that keeps its result where
+    c_locals declared it: rc for a status, r for a value."""
+    return {"status": "rc = %s;", "value": "r = %s;"}.get(plan.c_ret, "%s;") % call
+
+
+def failure_check(w, test, held, fail):
+    """One conversion's check in a C glue: when test (a C condition) holds,
+    release held, the temporaries converted before it, in reverse, and
+    fail (the function's error return)."""
+    if held:
+        w("    if (%s) {" % test)
+        for c in reversed(held):
+            w("        " + c)
+        w("        " + fail)
+        w("    }")
+    else:
+        w("    if (%s)" % test)
+        w("        " + fail)
+
+
 def out_local(a):
     """The local a C out-argument points at, initialised where a NULL or a
     zero size is its 'nothing read' value."""
@@ -39,6 +76,13 @@ def out_local(a):
     if a.role == "size":
         return "%s = 0;" % c_decl(a.ctype, a.var)
     return "%s;" % c_decl(a.ctype, a.var)
+
+
+def obj_locals(plan, lang, field):
+    """c_locals, after obj (the C object, from the wrapper's field) for a
+    method on an object."""
+    lines = ["%s *obj = self->%s;" % (plan.cls.c, field)] if plan.on_object else []
+    return lines + c_locals(plan, lang)
 
 
 def c_locals(plan, lang):
