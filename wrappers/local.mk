@@ -28,6 +28,17 @@ MQGEN_FILES = \
 	wrappers/gen/mqgen/cli.py
 MQGEN_DEPS = $(MQAPI) $(addprefix $(top_srcdir)/,$(MQGEN_FILES))
 
+# What a language extension (Python, Tcl, Ruby: a plain shared object each)
+# links besides its own objects: libmqlink, libmkkernel and what a static
+# libmqlink needs (perf-aggressive links the libraries into the extension,
+# the TLS code with them: OpenSSL and dlopen, TLS_LIBS and DL_LIBS, empty
+# in a shared build where TLS is a module).  One list, so that a library
+# libmqlink comes to need is named once for all three (the perf-aggressive
+# Python, Tcl and Ruby rows could not load, "undefined symbol:
+# TLS_client_method", while each extension had a copy without it).
+MQEXT_LIBS = -L$(top_builddir)/link/.libs -L$(top_builddir)/kernel/.libs -lmqlink -lmkkernel \
+	$(SQLITE3_LIBS) $(LIBCONFIG_LIBS) $(TLS_LIBS) $(DL_LIBS) $(THREAD_LIBS) -lm
+
 # The golden directory goes whole: its files are one per registered output
 # (golden_test.sh checks that), so the list is not repeated here.
 EXTRA_DIST += \
@@ -92,13 +103,12 @@ wrappers_python_libmqpy_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/wrappers/py
 wrappers_python_libmqpy_la_CFLAGS = $(AM_CFLAGS) -fPIC -fvisibility=hidden -Wno-missing-field-initializers
 
 # A plain shared object named as CPython expects (libtool would add a
-# version and refuse -shared in static-only builds).
-MQPY_LIBS = -L$(top_builddir)/link/.libs -L$(top_builddir)/kernel/.libs -lmqlink -lmkkernel \
-	$(SQLITE3_LIBS) $(LIBCONFIG_LIBS) $(THREAD_LIBS) -lm
+# version and refuse -shared in static-only builds).  Not --no-undefined:
+# CPython's own symbols are the interpreter's, resolved at import.
 $(MQPY_EXT): wrappers/python/libmqpy.la link/libmqlink.la kernel/libmkkernel.la
 	$(AM_V_CCLD)$(CC) -shared $(CFLAGS) $(BINDNOW_LDFLAGS) $(LDFLAGS) -o $@ \
 	  -Wl,--whole-archive wrappers/python/.libs/libmqpy.a -Wl,--no-whole-archive \
-	  $(MQPY_LIBS) -Wl,-rpath,$(libdir)
+	  $(MQEXT_LIBS) -Wl,-rpath,$(libdir)
 
 # The perfserver as installed: the configured interpreter, the installed module.
 # The #! line names the interpreter itself (sys.executable), not a launcher

@@ -44,17 +44,13 @@ wrappers_ruby_libmqrb_la_CFLAGS = $(AM_CFLAGS) -fPIC -fvisibility=hidden $(NOPLT
 	-Wno-missing-field-initializers -Wno-strict-prototypes -Wno-shadow
 
 # A plain shared object named as Ruby expects; only Init_mqlink is exported.
-# A static libmqlink (perf-aggressive) has the TLS module's code linked in,
-# so OpenSSL comes with it (TLS_LIBS; empty in a shared build, where TLS is
-# a module libmqlink loads).  --no-undefined: a symbol nothing provides
-# fails the link, not the `require` (with -z now every symbol is resolved
-# when the extension is loaded).
-MQRB_LIBS = -L$(top_builddir)/link/.libs -L$(top_builddir)/kernel/.libs -lmqlink -lmkkernel \
-	$(SQLITE3_LIBS) $(LIBCONFIG_LIBS) $(TLS_LIBS) $(DL_LIBS) $(THREAD_LIBS) -lm
+# --no-undefined: a symbol nothing provides fails the link, not the
+# `require` (with -z now every symbol is resolved when the extension is
+# loaded); MQEXT_LIBS (wrappers/local.mk) names what libmqlink needs.
 $(MQRB_EXT): wrappers/ruby/libmqrb.la link/libmqlink.la kernel/libmkkernel.la
 	$(AM_V_CCLD)$(CC) -shared $(CFLAGS) $(BINDNOW_LDFLAGS) $(LDFLAGS) -Wl,--no-undefined -o $@ \
 	  -Wl,--whole-archive wrappers/ruby/.libs/libmqrb.a -Wl,--no-whole-archive \
-	  $(MQRB_LIBS) -L$(RUBY_LIBDIR) $(RUBY_LIBS) -Wl,-rpath,$(libdir)
+	  $(MQEXT_LIBS) -L$(RUBY_LIBDIR) $(RUBY_LIBS) -Wl,-rpath,$(libdir)
 
 # The perfserver as installed: it finds the installed extension itself.
 wrappers/ruby/inst/perfserver.rb: $(top_srcdir)/wrappers/ruby/perfserver.rb

@@ -45,12 +45,13 @@ wrappers_tcl_libmqtcl_la_CFLAGS = $(AM_CFLAGS) -fPIC -fvisibility=hidden
 # --exclude-libs: the static libmqlink/libmkkernel linked in (perf-aggressive)
 # stay private to the extension, which then exports Mqlink_Init only (the
 # whole C API would otherwise be exported again and bound at `load`).
-MQTCL_LIBS = -L$(top_builddir)/link/.libs -L$(top_builddir)/kernel/.libs -lmqlink -lmkkernel \
-	$(SQLITE3_LIBS) $(LIBCONFIG_LIBS) $(THREAD_LIBS) -lm $(TCL_STUB_LIBS)
+# --no-undefined: a symbol nothing provides fails the link, not the `load`
+# (Tcl's own come through the stub table, so none is left to the loader).
 $(MQTCL_EXT): wrappers/tcl/libmqtcl.la link/libmqlink.la kernel/libmkkernel.la
-	$(AM_V_CCLD)$(CC) -shared $(CFLAGS) $(BINDNOW_LDFLAGS) $(LDFLAGS) -Wl,--exclude-libs,libmqlink.a:libmkkernel.a -o $@ \
+	$(AM_V_CCLD)$(CC) -shared $(CFLAGS) $(BINDNOW_LDFLAGS) $(LDFLAGS) -Wl,--no-undefined \
+	  -Wl,--exclude-libs,libmqlink.a:libmkkernel.a -o $@ \
 	  -Wl,--whole-archive wrappers/tcl/.libs/libmqtcl.a -Wl,--no-whole-archive \
-	  $(MQTCL_LIBS) -Wl,-rpath,$(libdir)
+	  $(MQEXT_LIBS) $(TCL_STUB_LIBS) -Wl,-rpath,$(libdir)
 
 wrappers/tcl/pkgIndex.tcl: $(top_srcdir)/wrappers/tcl/pkgIndex.tcl.in Makefile
 	$(AM_V_GEN)$(MKDIR_P) wrappers/tcl && \
