@@ -202,6 +202,20 @@ if [ -e "$top_builddir/wrappers/ruby/mqlink.so" ]; then
             'require "mqlink"; puts $LOADED_FEATURES.grep(/mqlink\.so$/).first'
     }
     check "ruby: RUBYLIB=PREFIX/lib/ruby, require 'mqlink'" rb_require
+    gem_install() { # README: gem build, then gem install against the installed tree;
+        # from a copy of a fresh checkout's files (no gen/ yet, as in a clone)
+        mkdir -p "$tmp/rbsrc/wrappers" &&
+            cp -R "$top_srcdir/wrappers/ruby" "$top_srcdir/wrappers/api" \
+                "$top_srcdir/wrappers/gen" "$tmp/rbsrc/wrappers/" &&
+            rm -rf "$tmp/rbsrc/wrappers/ruby/gen" &&
+            (cd "$tmp/rbsrc/wrappers/ruby" && "${GEM:-gem}" build -q mqlink.gemspec) &&
+            MQLINK_PREFIX="$root$prefix" "${GEM:-gem}" install -q --local --no-document \
+                --install-dir "$tmp/gems" "$tmp"/rbsrc/wrappers/ruby/mqlink-*.gem &&
+            GEM_PATH="$tmp/gems" "${RUBY:-ruby}" -e \
+                'require "mqlink"; puts $LOADED_FEATURES.grep(/mqlink\.so$/).first' |
+            grep "^$tmp/gems/"
+    }
+    check "ruby: gem build mqlink.gemspec (a fresh checkout's), MQLINK_PREFIX=PREFIX gem install" gem_install
 fi
 if [ -e "$top_builddir/wrappers/java/mqlink.jar" ]; then
     java_cp() { # CLASSPATH is all: the jar finds libmqlinkjni.so beside itself

@@ -1,5 +1,5 @@
-# mqlink.gemspec — `gem build wrappers/ruby/mqlink.gemspec` then
-# `gem install mqlink-*.gem` builds the extension against an installed
+# mqlink.gemspec — `gem build mqlink.gemspec` in this folder (its files are
+# named from here) then `gem install mqlink-*.gem` builds the extension against an installed
 # mqlink (MQLINK_PREFIX=... or pkg-config), as `pip install wrappers/python`
 # does for Python.  The gem carries the generated glue, so building it needs
 # no generator: gem build runs from a tree where `make` made gen/glue.c, or

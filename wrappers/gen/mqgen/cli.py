@@ -32,7 +32,10 @@ def load(path):
 
 
 def write(path, text):
+    """text into path (its folder made when missing: a fresh checkout has no
+    wrappers/ruby/gen/ for gem build's glue), replaced at once."""
     tmp = path + ".tmp"
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
         fh.write(text)
     os.replace(tmp, path)
