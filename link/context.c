@@ -190,10 +190,7 @@ mqi_link_error(MqContextC *ctx, const char *what)
 void
 mqi_log(MqContextC *ctx, int level, const char *fmt, ...)
 {
-    int limit = ctx->cfg.silent ? MK_LOG_ERROR : MkLogGetLevel();
-    if (ctx->cfg.debug > limit)
-        limit = ctx->cfg.debug;
-    if (level > limit)
+    if (!mqi_log_on(ctx, level))
         return;
     char line[1024];
     va_list ap;

@@ -345,9 +345,10 @@ mqi_loop(MqContextC *ctx, mqi_pending *waiter, MK_I64 deadline, int once)
         if (waiter && waiter->done)
             return MK_OK;
         if (!c->up || rc == MK_ERROR) {
-            mqi_log(ctx, c->is_server && MkErrorGetCode(c->err) == MQ_ERR_LINK ? MK_LOG_INFO
-                                                                               : MK_LOG_WARN,
-                    "%s", MkErrorGetText(c->err));
+            int level = c->is_server && MkErrorGetCode(c->err) == MQ_ERR_LINK ? MK_LOG_INFO
+                                                                              : MK_LOG_WARN;
+            if (mqi_log_on(ctx, level))
+                mqi_log(ctx, level, "%s", MkErrorGetText(c->err));
             c->up = 0;
             mqi_expire_callbacks(c, 1);
             return MK_ERROR;
