@@ -123,6 +123,9 @@ public class BindingTest {
                 SendSTART();
                 SendRETURN();
             });
+            // past the eighth slot too, both forms: each starts knowing its message's first item
+            ServiceCreate("CNTN", this::CNTR);
+            ServiceCreate("CNTX", ctx -> ((TestServer) ctx).CNTR());
         }
 
         /** A service answering text, of either form. */
@@ -369,6 +372,8 @@ public class BindingTest {
             expect(s.ReadItemExists(), "one item left");
             s.Reset();
             expect(!s.ReadItemExists(), "Reset");
+            s.PosToStart();
+            expect(!s.ReadItemExists(), "PosToStart on an empty stream");
             s.WriteSTR("x");
             s.PosToStart();
             s.ReadBUF();
@@ -832,6 +837,18 @@ public class BindingTest {
                 c.ProcessEvent(MqLink.MQ_WAIT_ONCE, 100);
             expect(got[0] == 0, "the child's callback read " + got[0] + " items of an empty answer (-2: threw)");
             k.Delete();
+        });
+        check("a service past the eighth slot, of either form, knows whether its message has items", () -> {
+            for (String token : new String[] {"CNTN", "CNTX"}) {
+                for (int items : new int[] {3, 0, 1, 0}) {
+                    c.SendSTART();
+                    for (int i = 0; i < items; i++)
+                        c.SendI32(i);
+                    c.SendEND_AND_WAIT(token);
+                    int n = c.ReadI32();
+                    expect(n == items, token + " counted " + n + " of " + items);
+                }
+            }
         });
         check("a server instance's services past its eighth run, and a replaced one runs its new callable", () -> {
             MqContextC k = new MqContextC();   // a child: an instance of its own

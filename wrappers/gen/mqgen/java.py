@@ -35,6 +35,8 @@ def ret_type(plan):
 
 def ret_sig(plan):
     r = plan.result
+    if rewinds(plan):
+        return "Z"  # the read's first item: ReadItemExists
     if held_callback(plan) and not slotted(plan):
         return "[Ljava/lang/Object;"  # the callable's holder, filled by Java
     if java_made(plan) == "fill":
@@ -52,6 +54,8 @@ def ret_sig(plan):
 
 def ret_jni(plan):
     r = plan.result
+    if rewinds(plan):
+        return "jboolean"
     if held_callback(plan) and not slotted(plan):
         return "jobjectArray"
     if java_made(plan) == "fill":
@@ -274,11 +278,13 @@ def any_view(plan):
 # BUS message).  Only for a class with views: its state changes through
 # its own methods alone.
 # A context's read also changes with each service and callback run on it
-# (and so within its blocking calls): MkObjectC's callService, call and
-# callNoArg set its next = 0 as each starts and again as it ends, thrown or
-# not (an interrupted read comes back), the points where its ReadBUFR view
-# ends and more; so `while (ReadItemExists())` in a service costs one JNI
-# call per message, not one per item (BUS, BFL: 8 per message).  Its
+# (and so within its blocking calls): MkObjectC's call and callNoArg set
+# its next = 0 as each starts, a service (ServiceSlots' callService) to
+# what the library says of its message's first item (mqj_cb_call), and
+# each again to 0 as it ends, thrown or not (an interrupted read comes
+# back), the points where its ReadBUFR view ends and more; so `while
+# (ReadItemExists())` in a service costs no JNI call (BUS, BFL: 8 per
+# message before the read reported it, 1 before the start did).  Its
 # ReadBUFR pays for the C ReadItemExists also in a service that never asks
 # (END +36 instructions per message, callgrind): reporting it only once
 # asked (a flag passed to the native) cost BUS more than it saved (8839
@@ -298,6 +304,19 @@ def ahead_fn(k):
 def reports_ahead(plan, view):
     return (plan.on_object and ahead_fn(plan.cls) is not None and
             (view or java_made(plan) == "fill"))
+
+
+# A stream's PosToStart puts its read at the first item, where the loop
+# that follows it asks first (BUST: `bus.PosToStart(); while
+# (bus.ReadItemExists())`): its native returns the class's ReadItemExists
+# there, for next, so that question costs no JNI call (one per BUS message)
+# and PosToStart one C call more.
+REWINDS = ("PosToStart",)
+
+
+def rewinds(plan):
+    return (plan.on_object and ahead_fn(plan.cls) is not None and plan.name in REWINDS and
+            not plan.inputs and plan.result.kind == "none" and plan.c_ret is None)
 
 
 # A list's Size is answered in Java (MkObjectC.count: the size plus one, 0
@@ -496,7 +515,9 @@ class FuncGlue:
         p, r = self.plan, self.plan.result
         if slotted(p):
             return
-        if held_callback(p):
+        if rewinds(p):
+            self.w("    return %s(obj) ? JNI_TRUE : JNI_FALSE;" % ahead_fn(p.cls))
+        elif held_callback(p):
             self.w("    return mqj_cb_holder(%s_cb);" % held_callback(p).param.name)
         elif r.kind == "continue":
             self.w("    return rc == MK_OK ? JNI_TRUE : JNI_FALSE;")
@@ -723,10 +744,12 @@ def java_wrapped_method(plan, types, static, rt, out, name=None):
             "append": "count > 0 ? count + 1 : 0", "reset": "1"}[counted(plan)]]
     elif token_w and rt == "void":
         out += ["        %s;" % call, "        serviceForget(%s);" % token_w[0]]
+    elif rewinds(plan):
+        out.append("        next = %s ? 1 : -1;" % call)
     else:
         out.append("        %s%s;" % ("" if rt == "void" else "return ", call))
     nrt = "long" if made or view else "Object[]" if held_callback(plan) and not slotted(
-        plan) else rt
+        plan) else "boolean" if rewinds(plan) else rt
     nstatic = "static " if static or handle_only(plan) else ""
     out += ["    }", "", "    private %snative %s%s %s(%s);" % (nstatic, generic(types), nrt,
                                                              native(name), ", ".join(nparams))]
@@ -820,7 +843,7 @@ def slot_method(head, index, noarg, note=()):
             "((MqServiceIF) c.services[%s]).Call((MqContextC) c);" % index)
     return ([] if noarg else ['    @SuppressWarnings({"unchecked", "rawtypes"})']) + [
         "    static boolean %s throws Exception {" % head,
-        "        MkObjectC c = MkObjectC.enter(ctx);", "        try {"] + [
+        "        MkObjectC c = MkObjectC.enter(ctx, next);", "        try {"] + [
         "            // " + n for n in note] + [
         "            " + call, "        } finally {",
         "            MkObjectC.leave(c);", "        }", "        return true;", "    }"]
@@ -830,15 +853,18 @@ def java_slots(api):
     """The class of the slots' methods (see SLOT_METHODS) and of the slots past them."""
     head = [java_doc("The services of a context's slots (MkObjectC.services) as the JNI library"
                      " runs them (mqj_cb_call): a method per slot for the first %d, true once"
-                     " the service returned (see MkObjectC.callNoArg)." % SLOT_METHODS, ""),
+                     " the service returned (see MkObjectC.callNoArg); next is what the"
+                     " context's read says of its first item (MkObjectC.next)." % SLOT_METHODS,
+                     ""),
             "final class %s {" % SLOTS_CLASS, "    private %s() {" % SLOTS_CLASS, "    }", ""]
     body = []
     for noarg, name in ((1, "callService"), (0, "callServiceCtx")):
         for slot in range(SLOT_METHODS):
-            body += slot_method("%s%d(Object[] ctx)" % (name, slot), slot, noarg) + [""]
+            body += slot_method("%s%d(Object[] ctx, int next)" % (name, slot), slot, noarg)
+            body += [""]
     body += [java_doc("A service at a slot past them: Call().")]
-    body += slot_method("callService(Object[] ctx, int slot)", "slot", 1) + [""]
+    body += slot_method("callService(Object[] ctx, int next, int slot)", "slot", 1) + [""]
     body += [java_doc("The same for a service that takes its context: Call(ctx).")]
-    body += slot_method("callServiceCtx(Object[] ctx, int slot)", "slot", 0,
+    body += slot_method("callServiceCtx(Object[] ctx, int next, int slot)", "slot", 0,
                         ["a context of another class than the callable's T: ClassCastException"])
     return java_file(api, SLOTS_CLASS, head, body)
