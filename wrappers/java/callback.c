@@ -370,7 +370,7 @@ mqj_cb_call(MqContextC *ctx, void *data)
 {
     mqj_cb *cb = data;
     JNIEnv *env = mqj_env();
-    jvalue a[3];
+    jvalue a[2];
     jboolean ok;
 
     if (!env)
@@ -380,10 +380,7 @@ mqj_cb_call(MqContextC *ctx, void *data)
         if (!c)
             return MqErrorSet(ctx, MK_ERR_GENERIC, "the service's context has no object");
         a[0].l = c->h;
-        /* the message's first item, for MkObjectC.next: a service's first
-         * ReadItemExists costs no JNI call (BUS, BFL) */
-        a[1].i = MqReadItemExists(ctx) ? 1 : -1;
-        ok = (*env)->CallStaticBooleanMethodA(env, mqj.slots, slot_method(data, &a[2]), a);
+        ok = (*env)->CallStaticBooleanMethodA(env, mqj.slots, slot_method(data, &a[1]), a);
     } else if (cb->noarg == 1) { /* with the context's holder, if it has one: see callNoArg */
         mqj_ctx *c = MqContextGetUserData(ctx);
         a[0].l = cb->h;

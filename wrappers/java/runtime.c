@@ -151,12 +151,12 @@ cache_services(JNIEnv *env)
         return 0;
     for (int noarg = 0; noarg < 2; noarg++) {
         if (!(mqj.call_any[noarg] = (*env)->GetStaticMethodID(env, obj, names[noarg],
-                                                              "([Ljava/lang/Object;II)Z")))
+                                                              "([Ljava/lang/Object;I)Z")))
             return 0;
         for (int i = 0; i < MQJ_SLOT_METHODS; i++) {
             snprintf(name, sizeof name, "%s%d", names[noarg], i);
             if (!(mqj.call_slot[i][noarg] = (*env)->GetStaticMethodID(env, obj, name,
-                                                                      "([Ljava/lang/Object;I)Z")))
+                                                                      "([Ljava/lang/Object;)Z")))
                 return 0;
         }
     }

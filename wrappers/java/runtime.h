@@ -61,7 +61,7 @@ typedef struct {
     jclass slots;               /* ServiceSlots (generated): a service's run by its slot */
     jmethodID call_slot[MQJ_SLOT_METHODS][2]; /* ServiceSlots.callServiceCtxN, callServiceN:
                                                  [slot][noarg], callback.c's SLOT_TAG >> 1 */
-    jmethodID call_any[2];      /* ServiceSlots.callServiceCtx(Object[], int, int), callService */
+    jmethodID call_any[2];      /* ServiceSlots.callServiceCtx(Object[], int), callService */
     jclass throwable;
     jmethodID throwable_str;    /* Throwable.toString() */
     jclass string;

@@ -278,13 +278,16 @@ def any_view(plan):
 # BUS message).  Only for a class with views: its state changes through
 # its own methods alone.
 # A context's read also changes with each service and callback run on it
-# (and so within its blocking calls): MkObjectC's call and callNoArg set
-# its next = 0 as each starts, a service (ServiceSlots' callService) to
-# what the library says of its message's first item (mqj_cb_call), and
-# each again to 0 as it ends, thrown or not (an interrupted read comes
-# back), the points where its ReadBUFR view ends and more; so `while
-# (ReadItemExists())` in a service costs no JNI call (BUS, BFL: 8 per
-# message before the read reported it, 1 before the start did).  Its
+# (and so within its blocking calls): MkObjectC's callService, call and
+# callNoArg set its next = 0 as each starts and again as it ends, thrown or
+# not (an interrupted read comes back), the points where its ReadBUFR view
+# ends and more; so `while (ReadItemExists())` in a service costs one JNI
+# call per message, not one per item (BUS, BFL: 8 per message).  Passing
+# the message's first item to the service instead (mqj_cb_call's
+# MqReadItemExists as an int argument of callServiceN) saved BUS and BFL
+# that call but cost every service call the VM's handling of one more
+# argument: WAIT 3211 -> 3279 server instructions per message, BUS -52,
+# BFL -77 (callgrind, pipe).  Its
 # ReadBUFR pays for the C ReadItemExists also in a service that never asks
 # (END +36 instructions per message, callgrind): reporting it only once
 # asked (a flag passed to the native) cost BUS more than it saved (8839
@@ -918,7 +921,7 @@ def slot_method(head, index, noarg, note=()):
             "((MqServiceIF) c.services[%s]).Call((MqContextC) c);" % index)
     return ([] if noarg else ['    @SuppressWarnings({"unchecked", "rawtypes"})']) + [
         "    static boolean %s throws Exception {" % head,
-        "        MkObjectC c = MkObjectC.enter(ctx, next);", "        try {"] + [
+        "        MkObjectC c = MkObjectC.enter(ctx);", "        try {"] + [
         "            // " + n for n in note] + [
         "            " + call, "        } finally {",
         "            MkObjectC.leave(c);", "        }", "        return true;", "    }"]
@@ -928,18 +931,15 @@ def java_slots(api):
     """The class of the slots' methods (see SLOT_METHODS) and of the slots past them."""
     head = [java_doc("The services of a context's slots (MkObjectC.services) as the JNI library"
                      " runs them (mqj_cb_call): a method per slot for the first %d, true once"
-                     " the service returned (see MkObjectC.callNoArg); next is what the"
-                     " context's read says of its first item (MkObjectC.next)." % SLOT_METHODS,
-                     ""),
+                     " the service returned (see MkObjectC.callNoArg)." % SLOT_METHODS, ""),
             "final class %s {" % SLOTS_CLASS, "    private %s() {" % SLOTS_CLASS, "    }", ""]
     body = []
     for noarg, name in ((1, "callService"), (0, "callServiceCtx")):
         for slot in range(SLOT_METHODS):
-            body += slot_method("%s%d(Object[] ctx, int next)" % (name, slot), slot, noarg)
-            body += [""]
+            body += slot_method("%s%d(Object[] ctx)" % (name, slot), slot, noarg) + [""]
     body += [java_doc("A service at a slot past them: Call().")]
-    body += slot_method("callService(Object[] ctx, int next, int slot)", "slot", 1) + [""]
+    body += slot_method("callService(Object[] ctx, int slot)", "slot", 1) + [""]
     body += [java_doc("The same for a service that takes its context: Call(ctx).")]
-    body += slot_method("callServiceCtx(Object[] ctx, int next, int slot)", "slot", 0,
+    body += slot_method("callServiceCtx(Object[] ctx, int slot)", "slot", 0,
                         ["a context of another class than the callable's T: ClassCastException"])
     return java_file(api, SLOTS_CLASS, head, body)

@@ -54,8 +54,7 @@ public abstract class MkObjectC implements AutoCloseable {
      * (java.py's AHEAD: ReadItemExists answers from it without a JNI call):
      * 1 an item is left, -1 none, 0 unknown, as every other method of the
      * stream or context makes it, and a context's callables as they start
-     * and end (callNoArg); a service starts with what the library says of
-     * its message (the generated ServiceSlots' next, enter).
+     * and end (callNoArg).
      */
     int next;
     /*
@@ -320,18 +319,9 @@ public abstract class MkObjectC implements AutoCloseable {
      * forgotten as the callable starts (enter) and as it ends (leave).
      */
     static MkObjectC enter(Object[] ctx) {
-        return enter(ctx, 0);
-    }
-
-    /*
-     * A service's start (the generated ServiceSlots): the library passes
-     * what its message's read says of the first item (1, -1), so that
-     * `while (ReadItemExists())` costs no JNI call at all (BUS, BFL).
-     */
-    static MkObjectC enter(Object[] ctx, int next) {
         MkObjectC c = ctx == null ? null : (MkObjectC) ctx[0];
         if (c != null)
-            c.next = next;
+            c.next = 0;
         return c;
     }
 
