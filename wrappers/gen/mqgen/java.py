@@ -389,7 +389,8 @@ def handle_only(plan):
 # passes each reference as a handle) and the glue less (BUS: 14 per
 # message).  A handle that names no buffer (deleted, a spent view) throws
 # nothing there: nNAMEh returns false and the Java method calls the full
-# form, whose error names why, as it did alone.
+# form, whose error names why, as it did alone.  Not for a blocking call,
+# which ends the context's view before it converts its arguments.
 HANDLE_SUFFIX = "h"
 
 
@@ -397,7 +398,7 @@ def by_handle(plan):
     return (plan.on_object and plan.kind == "method" and len(plan.inputs) == 1 and
             plan.inputs[0].param.type == "BUF" and ret_type(plan) == "void" and
             plan.c_ret in ("status", None) and not any_view(plan) and not slotted(plan) and
-            not held_callback(plan) and not java_made(plan))
+            not held_callback(plan) and not java_made(plan) and not ends_views(plan))
 
 
 # ------------------------------------------------------------------ C glue
@@ -458,8 +459,6 @@ class FuncGlue:
         self.w("")
         self.w("    if (!obj || !%s_p)" % n)
         self.w("        return JNI_FALSE;")
-        if ends_views(p):
-            self.w("    mqj_view_end(env, obj);")
         if p.c_ret == "status":
             self.w("    rc = %s;" % self.c_call())
             self.w("    if (rc == MK_ERROR) {")
