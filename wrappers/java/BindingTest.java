@@ -123,6 +123,9 @@ public class BindingTest {
                 SendSTART();
                 SendRETURN();
             });
+            // past the eighth slot too, both forms: each starts knowing its message's first item
+            ServiceCreate("CNTN", this::CNTR);
+            ServiceCreate("CNTX", ctx -> ((TestServer) ctx).CNTR());
         }
 
         /** A service answering text, of either form. */
@@ -369,6 +372,8 @@ public class BindingTest {
             expect(s.ReadItemExists(), "one item left");
             s.Reset();
             expect(!s.ReadItemExists(), "Reset");
+            s.PosToStart();
+            expect(!s.ReadItemExists(), "PosToStart on an empty stream");
             s.WriteSTR("x");
             s.PosToStart();
             s.ReadBUF();
@@ -410,6 +415,39 @@ public class BindingTest {
             MkExceptionC e = raises(() -> t.WriteBUF(null));
             expect(e.getText().contains("null object"), e.getText());
             s.Delete(); t.Delete(); l.Delete();
+        });
+        // SendBUF, WriteBUF, AppendBUF and Copy take a C buffer or a view by
+        // its handle alone (java.py's by_handle), the rest by their full form
+        check("a buffer argument, C or view, through WriteBUF, AppendBUF, Copy; one that names none throws why and changes nothing", () -> {
+            MkBufferStreamC s = new MkBufferStreamC(), t = new MkBufferStreamC();
+            MkBufferListC l = new MkBufferListC();
+            MkBufferC b = new MkBufferC(), into = new MkBufferC();
+            b.SetI32(41);
+            s.WriteSTR("view");
+            s.PosToStart();
+            MkBufferC v = s.ReadBUFR();
+            t.WriteBUF(b); t.WriteBUF(v);
+            l.AppendBUF(b); l.AppendBUF(v);
+            into.Copy(v);
+            expect(into.GetSTR().equals("view"), "Copy of a view: " + into.GetSTR());
+            into.Copy(b);
+            expect(into.GetI32() == 41 && l.Size() == 2 && l.IndexGet(1).GetSTR().equals("view"), "list");
+            s.Reset();   // the view is spent
+            MkBufferC d = new MkBufferC();
+            d.Delete();
+            String[] why = {"no longer valid", "was deleted", "null object"};
+            MkBufferC[] bad = {v, d, null};
+            for (int i = 0; i < bad.length; i++) {
+                MkBufferC x = bad[i];
+                for (Case call : new Case[] {() -> t.WriteBUF(x), () -> l.AppendBUF(x), () -> into.Copy(x)}) {
+                    MkExceptionC e = raises(call);
+                    expect(e.getText().contains(why[i]), e.getText());
+                }
+            }
+            expect(l.Size() == 2 && into.GetI32() == 41, "nothing appended or copied");
+            t.PosToStart();
+            expect(t.ReadI32() == 41 && t.ReadSTR().equals("view") && !t.ReadItemExists(), "nothing written");
+            s.Delete(); t.Delete(); l.Delete(); b.Delete(); into.Delete();
         });
         check("MkBufferListC: append, size, index; a bad index throws", () -> {
             try (MkBufferListC l = new MkBufferListC()) {
@@ -768,6 +806,18 @@ public class BindingTest {
             e = raises(() -> kv.GetSTR());
             expect(e.getText().contains("no longer valid"), e.getText());
         });
+        check("SendBUF of a C buffer; of a deleted one or null it throws why and sends nothing", () -> {
+            MkBufferC b = new MkBufferC(), d = new MkBufferC();
+            b.SetSTR("c buffer");
+            d.Delete();
+            c.SendSTART();
+            c.SendBUF(b);
+            expect(raises(() -> c.SendBUF(d)).getText().contains("was deleted"), "deleted");
+            expect(raises(() -> c.SendBUF(null)).getText().contains("null object"), "null");
+            c.SendEND_AND_WAIT("ECHO");
+            expect(c.ReadSTR().equals("c buffer") && !c.ReadItemExists(), "only the C buffer was sent");
+            b.Delete();
+        });
         check("a context's ReadItemExists after ReadBUFR: each message's own, each answer's, around a callback in a blocking call or another context's loop", () -> {
             for (int items : new int[] {2, 3, 0, 1, 0, 2}) {   // a message ending with none, then one with some
                 c.SendSTART();
@@ -832,6 +882,18 @@ public class BindingTest {
                 c.ProcessEvent(MqLink.MQ_WAIT_ONCE, 100);
             expect(got[0] == 0, "the child's callback read " + got[0] + " items of an empty answer (-2: threw)");
             k.Delete();
+        });
+        check("a service past the eighth slot, of either form, knows whether its message has items", () -> {
+            for (String token : new String[] {"CNTN", "CNTX"}) {
+                for (int items : new int[] {3, 0, 1, 0}) {
+                    c.SendSTART();
+                    for (int i = 0; i < items; i++)
+                        c.SendI32(i);
+                    c.SendEND_AND_WAIT(token);
+                    int n = c.ReadI32();
+                    expect(n == items, token + " counted " + n + " of " + items);
+                }
+            }
         });
         check("a server instance's services past its eighth run, and a replaced one runs its new callable", () -> {
             MqContextC k = new MqContextC();   // a child: an instance of its own

@@ -188,6 +188,10 @@ class MkBufferStreamC : public detail::Handle<MkBufferStreamC, ::MkBufferStreamC
         auto r = ::MkBufferStreamReadItemExists(Ptr());
         return (r) != 0;
     }
+    /// Move the read position back to the first item.
+    void PosToStart() {
+        ::MkBufferStreamPosToStart(Ptr());
+    }
 };
 
 /// Typed reads from a "libconfig" file.

@@ -451,6 +451,17 @@ MkBufferStreamC_ReadItemExists(VALUE self)
     return ((r) ? Qtrue : Qfalse);
 }
 
+/* Move the read position back to the first item. */
+static VALUE
+MkBufferStreamC_PosToStart(VALUE self)
+{
+    MkBufferStreamC *obj = mqrb_plain_self(self, "PosToStart");
+
+    mqrb_src_end(obj); /* a call that may change it ends its view */
+    MkBufferStreamPosToStart(obj);
+    return Qnil;
+}
+
 /* ---- MqConfigFileC: Typed reads from a "libconfig" file. */
 
 VALUE mqrb_cMqConfigFileC;
@@ -983,6 +994,7 @@ mqrb_glue_init(VALUE module, VALUE cContext)
     rb_define_method(c, "ReadBUF", MkBufferStreamC_ReadBUF, 0);
     rb_define_method(c, "ReadBUFR", MkBufferStreamC_ReadBUFR, 0);
     rb_define_method(c, "ReadItemExists", MkBufferStreamC_ReadItemExists, 0);
+    rb_define_method(c, "PosToStart", MkBufferStreamC_PosToStart, 0);
     mqrb_ractor_safe(0);
 
     c = mqrb_cMqConfigFileC = rb_define_class_under(module, "MqConfigFileC", rb_cObject);

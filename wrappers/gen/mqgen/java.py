@@ -35,6 +35,8 @@ def ret_type(plan):
 
 def ret_sig(plan):
     r = plan.result
+    if rewinds(plan):
+        return "Z"  # the read's first item: ReadItemExists
     if held_callback(plan) and not slotted(plan):
         return "[Ljava/lang/Object;"  # the callable's holder, filled by Java
     if java_made(plan) == "fill":
@@ -52,6 +54,8 @@ def ret_sig(plan):
 
 def ret_jni(plan):
     r = plan.result
+    if rewinds(plan):
+        return "jboolean"
     if held_callback(plan) and not slotted(plan):
         return "jobjectArray"
     if java_made(plan) == "fill":
@@ -278,7 +282,12 @@ def any_view(plan):
 # callNoArg set its next = 0 as each starts and again as it ends, thrown or
 # not (an interrupted read comes back), the points where its ReadBUFR view
 # ends and more; so `while (ReadItemExists())` in a service costs one JNI
-# call per message, not one per item (BUS, BFL: 8 per message).  Its
+# call per message, not one per item (BUS, BFL: 8 per message).  Passing
+# the message's first item to the service instead (mqj_cb_call's
+# MqReadItemExists as an int argument of callServiceN) saved BUS and BFL
+# that call but cost every service call the VM's handling of one more
+# argument: WAIT 3211 -> 3279 server instructions per message, BUS -52,
+# BFL -77 (callgrind, pipe).  Its
 # ReadBUFR pays for the C ReadItemExists also in a service that never asks
 # (END +36 instructions per message, callgrind): reporting it only once
 # asked (a flag passed to the native) cost BUS more than it saved (8839
@@ -298,6 +307,19 @@ def ahead_fn(k):
 def reports_ahead(plan, view):
     return (plan.on_object and ahead_fn(plan.cls) is not None and
             (view or java_made(plan) == "fill"))
+
+
+# A stream's PosToStart puts its read at the first item, where the loop
+# that follows it asks first (BUST: `bus.PosToStart(); while
+# (bus.ReadItemExists())`): its native returns the class's ReadItemExists
+# there, for next, so that question costs no JNI call (one per BUS message)
+# and PosToStart one C call more.
+REWINDS = ("PosToStart",)
+
+
+def rewinds(plan):
+    return (plan.on_object and ahead_fn(plan.cls) is not None and plan.name in REWINDS and
+            not plan.inputs and plan.result.kind == "none" and plan.c_ret is None)
 
 
 # A list's Size is answered in Java (MkObjectC.count: the size plus one, 0
@@ -358,6 +380,27 @@ def handle_only(plan):
     return plan.on_object and not plan.cls.plain
 
 
+# A method whose one input is a BUF (SendBUF, WriteBUF, AppendBUF, Copy)
+# has a second native, nNAMEh, for a buffer that is a C object or a view
+# (dtype 0 or less, the common case: SendBUF(ReadBUFR())): it takes the
+# buffer's handle alone, where the full form takes its type, bits, bytes
+# and the object itself for its error.  Two arguments and no references
+# instead of five with two cost the JNI call less (HotSpot's native wrapper
+# passes each reference as a handle) and the glue less (BUS: 14 per
+# message).  A handle that names no buffer (deleted, a spent view) throws
+# nothing there: nNAMEh returns false and the Java method calls the full
+# form, whose error names why, as it did alone.  Not for a blocking call,
+# which ends the context's view before it converts its arguments.
+HANDLE_SUFFIX = "h"
+
+
+def by_handle(plan):
+    return (plan.on_object and plan.kind == "method" and len(plan.inputs) == 1 and
+            plan.inputs[0].param.type == "BUF" and ret_type(plan) == "void" and
+            plan.c_ret in ("status", None) and not any_view(plan) and not slotted(plan) and
+            not held_callback(plan) and not java_made(plan) and not ends_views(plan))
+
+
 # ------------------------------------------------------------------ C glue
 
 class FuncGlue:
@@ -392,6 +435,39 @@ class FuncGlue:
             self.w("    mqj_view_end(env, obj);")
         self.convert()
         self.call_and_return()
+        self.w("}")
+        self.w("")
+
+    def emit_by_handle(self):
+        """nNAMEh (by_handle): the buffer's handle alone; JNI_FALSE, nothing
+        thrown, when it names none."""
+        p, n = self.plan, self.plan.inputs[0].param.name
+        self.w("/* %s: a C buffer or a view, by its handle (MkObjectC.hdl); false when it"
+               " names none, for the full form to say why. */" % p.name)
+        self.w("static jboolean JNICALL")
+        head = "JNIEnv *env, %s, jlong hdl" % ("jclass cls" if handle_only(p) else
+                                               "jobject self")
+        self.w("%s(%s, jlong %s_h)" % (c_name(p, HANDLE_SUFFIX), head, n))
+        self.w("{")
+        if handle_only(p):
+            self.w('    %s *obj = mqj_obj(env, hdl, "%s");' % (p.cls.c, p.name))
+        else:
+            self.w('    %s *obj = mqj_self(env, self, hdl, "%s");' % (p.cls.c, p.name))
+        self.w("    MkBufferC *%s_p = mqj_resolve(%s_h);" % (n, n))
+        if p.c_ret == "status":
+            self.w("    MkErrorE rc;")
+        self.w("")
+        self.w("    if (!obj || !%s_p)" % n)
+        self.w("        return JNI_FALSE;")
+        if p.c_ret == "status":
+            self.w("    rc = %s;" % c_call(p, LANG))
+            self.w("    if (rc == MK_ERROR) {")
+            self.w("        " + self.raise_expr())
+            self.w("        return JNI_FALSE;")
+            self.w("    }")
+        else:
+            self.w("    %s;" % c_call(p, LANG))
+        self.w("    return JNI_TRUE;")
         self.w("}")
         self.w("")
 
@@ -480,7 +556,9 @@ class FuncGlue:
         p, r = self.plan, self.plan.result
         if slotted(p):
             return
-        if held_callback(p):
+        if rewinds(p):
+            self.w("    return %s(obj) ? JNI_TRUE : JNI_FALSE;" % ahead_fn(p.cls))
+        elif held_callback(p):
             self.w("    return mqj_cb_holder(%s_cb);" % held_callback(p).param.name)
         elif r.kind == "continue":
             self.w("    return rc == MK_OK ? JNI_TRUE : JNI_FALSE;")
@@ -552,6 +630,9 @@ def natives(out, decl, k, funcs):
         if any_view(p):
             out.append('    {"%s", "(J%s)J", (void *)%s},' % (
                 native(f.name + VIEW), "".join(variants(p)[0][1]), c_name(p, VIEW)))
+        if by_handle(p):
+            out.append('    {"%s", "(JJ)Z", (void *)%s},' % (
+                native(f.name + HANDLE_SUFFIX), c_name(p, HANDLE_SUFFIX)))
     out += ["};", ""]
 
 
@@ -576,6 +657,8 @@ def emit_glue(api):
             FuncGlue(f.plan, out).emit()
             if any_view(f.plan):
                 FuncGlue(f.plan, out, view=True).emit()
+            if by_handle(f.plan):
+                FuncGlue(f.plan, out).emit_by_handle()
         natives(out, "static const JNINativeMethod %s_natives" % k.name, k, k.funcs)
         if k.plain:
             out += ["static void", "%s_free(void *o)" % k.name, "{",
@@ -703,17 +786,34 @@ def java_wrapped_method(plan, types, static, rt, out, name=None):
         out += ["        if (count > 0)", "            return count - 1;",
                 "        int n = %s;" % call, "        count = n + 1;", "        return n;"]
     elif counted(plan) in ("append", "reset"):
-        out += ["        %s;" % call, "        count = %s;" % {
+        out += handle_first(plan, name, call) + ["        count = %s;" % {
             "append": "count > 0 ? count + 1 : 0", "reset": "1"}[counted(plan)]]
     elif token_w and rt == "void":
         out += ["        %s;" % call, "        serviceForget(%s);" % token_w[0]]
+    elif rewinds(plan):
+        out.append("        next = %s ? 1 : -1;" % call)
+    elif by_handle(plan):
+        out += handle_first(plan, name, call)
     else:
         out.append("        %s%s;" % ("" if rt == "void" else "return ", call))
     nrt = "long" if made or view else "Object[]" if held_callback(plan) and not slotted(
-        plan) else rt
+        plan) else "boolean" if rewinds(plan) else rt
     nstatic = "static " if static or handle_only(plan) else ""
     out += ["    }", "", "    private %snative %s%s %s(%s);" % (nstatic, generic(types), nrt,
                                                              native(name), ", ".join(nparams))]
+    if by_handle(plan):
+        out += ["", "    private %snative boolean %s(long hdl, long %s);" % (
+            nstatic, native(name + HANDLE_SUFFIX), plan.inputs[0].param.name)]
+
+
+def handle_first(plan, name, call):
+    """The statement calling a void method's native: its handle form first
+    (by_handle), the full one when that cannot."""
+    if not by_handle(plan):
+        return ["        %s;" % call]
+    n = plan.inputs[0].param.name
+    return ["        if (%s == null || %s.dtype > 0 || !%s(hdl, %s.hdl))" % (
+        n, n, native(name + HANDLE_SUFFIX), n), "            %s;" % call]
 
 
 def java_file(api, name, head, body):
