@@ -348,7 +348,7 @@ public class BindingTest {
             MkBufferC w = l.IndexGetR(1);
             expect(w.GetI64() == Long.MIN_VALUE && l.IndexGetR(0) == w && w.GetSTR().equals("a"), "list view");
             raises(() -> l.IndexGetR(2));
-            l.Size();
+            l.AppendI32(3);  // a call that may change the list ends it
             raises(() -> w.GetSTR());
             MkBufferC x = l.IndexGetR(0);
             l.Delete();
@@ -356,6 +356,25 @@ public class BindingTest {
             raises(() -> x.GetSTR());
             s.Delete();
             t.Delete();
+        });
+        check("a query on a stream or list (ReadItemExists, ReadGetType, Count, Size) leaves its view; the next other call ends it", () -> {
+            MkBufferStreamC s = new MkBufferStreamC();
+            s.WriteSTR("ab"); s.WriteI32(2);
+            s.PosToStart();
+            MkBufferC v = s.ReadBUFR();
+            expect(s.ReadItemExists() && s.ReadGetType() == MqLink.MK_TYPE_I32 && s.Count() == 2
+                   && s.Size() > 0, "the queries");
+            expect(v.IsValid() && v.GetSTR().equals("ab"), "the view after the queries");
+            s.ReadI32();
+            expect(!v.IsValid(), "ended by a read");
+            MkBufferListC l = new MkBufferListC();
+            l.AppendI32(5);
+            MkBufferC w = l.IndexGetR(0);
+            expect(l.Size() == 1 && w.IsValid() && w.GetI32() == 5, "a list's view after Size");
+            l.AppendI32(6);
+            expect(!w.IsValid(), "ended by an append");
+            s.Delete();
+            l.Delete();
         });
         check("MkBufferStreamC: ReadItemExists after ReadBUF/ReadBUFR sees a later write, PosToStart and Reset; deleted, it throws", () -> {
             MkBufferStreamC s = new MkBufferStreamC();

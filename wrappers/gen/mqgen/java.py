@@ -7,7 +7,7 @@ import itertools
 import re
 
 from .model import ApiError
-from .plan import VIEW, ends_views, has_src_views, has_view, src_view
+from .plan import VIEW, ends_src_view, ends_views, has_src_views, has_view, src_view
 from .text import banner, c_call, c_statement, c_decl, col, failure_check
 
 LANG = "java"
@@ -252,9 +252,10 @@ def wrapped(plan):
 # runtime ends a view in mqj_view_end.  A stream's and a list's borrowed BUF
 # (ReadBUF, IndexGet) have one too (plan.src_view: ReadBUFR, IndexGetR): its
 # handle is the borrowed C buffer itself, and every Java method of the
-# stream or list ends it first (MkObjectC.srcEnd, a plain field store), so
-# a kept view throws instead of reading memory the stream has moved or
-# freed; the view keeps its stream or list alive.  Passed on at once
+# stream or list but a query ends it first (MkObjectC.srcEnd, a plain field
+# store; plan.ends_src_view), so a kept view throws instead of reading
+# memory the stream has moved or freed; the view keeps its stream or list
+# alive.  Passed on at once
 # (SendBUF(bus.ReadBUFR())), the value is never copied into Java and back:
 # the copy's fill, take, SetByteArrayRegion and the scratch buffer's
 # GetByteArrayRegion were about 1 100 of the perfserver's 11 200
@@ -746,7 +747,7 @@ def java_wrapped_method(plan, types, static, rt, out, name=None):
         args, nparams = args + ["slot"], nparams + ["int slot"]
     call = "%s(%s)" % (native(name), ", ".join(args))
     out.append("    public %s%s%s %s(%s) {" % (static, generic(types), rt, name, params))
-    if plan.on_object and has_src_views(plan.cls):
+    if ends_src_view(plan):
         out.append("        srcEnd();")
     if token_w:
         out.append("        int %s = %s;" % token_w)

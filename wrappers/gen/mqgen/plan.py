@@ -158,8 +158,8 @@ def has_view(plan):
 
 def src_view(plan):
     """A stream's or a list's borrowed BUF (ReadBUF, IndexGet), whose view
-    form lasts until the next call on that stream or list (in Ruby: but a
-    query)."""
+    form lasts until the next call on that stream or list but a query
+    (ends_src_view)."""
     r = plan.result
     return (plan.on_object and plan.cls.plain and r.kind in ("out", "value")
             and r.type == "BUF" and r.borrowed)
@@ -167,6 +167,14 @@ def src_view(plan):
 
 def has_src_views(cls):
     return any(src_view(f.plan) for f in cls.funcs)
+
+
+def ends_src_view(plan):
+    """A method of a stream or list with views that ends its view first:
+    any but a query (ReadItemExists, ReadGetType, Count, Size...), whose C
+    object is const (api_test holds the flag to the header), so the value
+    a view lends stays where and what it was.  Ruby and Java alike."""
+    return plan.on_object and has_src_views(plan.cls) and not plan.query
 
 
 def ends_views(plan):

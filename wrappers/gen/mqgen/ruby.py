@@ -10,7 +10,7 @@ registration the C call did not take before it raises.  A blocking call
 keeps the GVL (the library releases it around each system call that
 sleeps: callback.c) and raises the interrupt that ended its wait early, if
 any (mqrb_check_ints), before its own error."""
-from .plan import VIEW, ends_views, has_src_views, has_view, src_view
+from .plan import VIEW, ends_src_view, ends_views, has_src_views, has_view, src_view
 from .text import banner, c_call, c_statement, c_locals, c_string, col
 
 LANG = "ruby"
@@ -42,14 +42,7 @@ def cname(plan, suffix=""):
 # sees every call on a stream or list, so each of their methods that may
 # change it ends the view first (mqrb_src_end) and a kept view raises
 # instead of reading memory the stream has moved or freed
-# (wrappers/ruby/view.c).  A query (ReadItemExists, Count, Size...) leaves
-# it: its C object is const (api_test holds the flag to the header), so the
-# lent value stays where and what it was.
-
-
-def ends_src_view(plan):
-    """A method of a stream or list that ends its view: any but a query."""
-    return plan.on_object and has_src_views(plan.cls) and not plan.query
+# (wrappers/ruby/view.c).  A query leaves it (plan.ends_src_view).
 
 
 def any_view(plan):

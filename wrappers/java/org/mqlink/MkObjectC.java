@@ -44,7 +44,7 @@ public abstract class MkObjectC implements AutoCloseable {
      * hdl becomes 0 when the context is deleted.  A stream's or a list's
      * view (ReadBUFR, IndexGetR: srcView) is the same kind of MkBufferC whose
      * hdl is the borrowed C buffer itself, 0 from the next call on the
-     * stream or list (srcEnd) and from its deletion; src keeps the stream
+     * stream or list but a query (srcEnd) and from its deletion; src keeps the stream
      * or list (and so the buffer) alive while the view is.
      */
     private MkBufferC view;
