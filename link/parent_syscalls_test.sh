@@ -101,8 +101,8 @@ count() {
     calls "$5" "$trace"
 }
 
-# calls SYSCALL TRACE: the calls of SYSCALL in strace's TRACE.* (one file
-# a thread), but for the
+# calls SYSCALL TRACE: the calls of SYSCALL (or of a comma list of them)
+# in strace's TRACE.* (one file a thread), but for the
 # idle ones: poll(NULL, 0, 500) is a thread's sleep between looks at the
 # stop flag (the --thread listener's), as many as the run took half
 # seconds, not one per parent; a slow run (ASan under load) made 0.31 of
@@ -114,10 +114,16 @@ count() {
 # socket's backlog (thread.c), at most one a 2 ms tick, waits for nothing;
 # a slow run (ASan under strace) made 0.44 of them per parent.
 calls() {
-    awk -v s="$1(" 'FNR == 1 { last = "" }
-        index($0, s) && !index($0, s "NULL, 0,") && !(s == "poll(" && last ~ /EAGAIN/) &&
-        !(s == "poll(" && $0 ~ /\], 1, 0(\)| <unfinished)/) { n++ }
-        { last = $0 }
+    awk -v names="$1" 'BEGIN { k = split(names, name, ",") }
+        FNR == 1 { last = "" }
+        { for (i = 1; i <= k; i++) {
+              s = name[i] "("
+              if (index($0, s) && !index($0, s "NULL, 0,") &&
+                  !(s == "poll(" && last ~ /EAGAIN/) &&
+                  !(s == "poll(" && $0 ~ /\], 1, 0(\)| <unfinished)/))
+                  n++
+          }
+          last = $0 }
         END { print n + 0 }' "$2".*
 }
 
@@ -147,9 +153,9 @@ at_most() {
         exit !(a / 100 <= m && b / 200 <= m) }'
 }
 
-echo "1..13"
+echo "1..14"
 if ! command -v strace >/dev/null 2>&1 || ! strace -o /dev/null true 2>/dev/null; then
-    for t in 1 2 3 4 5 6 7 8 9 10 11 12 13; do echo "ok $t # SKIP strace missing or not allowed to trace"; done
+    for t in 1 2 3 4 5 6 7 8 9 10 11 12 13 14; do echo "ok $t # SKIP strace missing or not allowed to trace"; done
     exit 0
 fi
 # 3 polls per parent in --fork and 2 in --thread before the instance read
@@ -163,9 +169,17 @@ if [ "$THREADS" = yes ]; then
     # 1 per parent while a uds wait was a blocking read: SO_RCVTIMEO on each
     # accepted socket (AF_UNIX ones do not inherit the listener's)
     check "uds --thread: no setsockopt per parent" per_parent server uds thread setsockopt 0.3
+    # a pool, not a thread per connection (thread.c): the threads that
+    # served one parent serve the next, so no clone/clone3 per parent (nor
+    # the stack's mmap and guard page that a new thread can cost); the pool
+    # may grow during a run, at most to its parked threads' bound (~10
+    # threads: 0.1 per parent between the runs), and one thread started per
+    # parent is 1
+    check "uds --thread: no thread started per parent" per_parent server uds thread clone,clone3 0.3
 else
     check "uds --thread: one poll per parent # SKIP this build has no threads" true
     check "uds --thread: no setsockopt per parent # SKIP this build has no threads" true
+    check "uds --thread: no thread started per parent # SKIP this build has no threads" true
 fi
 # 1 per parent while a uds wait was a blocking read (SO_RCVTIMEO)
 check "uds client: no setsockopt per parent" per_parent client uds fork setsockopt 0.3
