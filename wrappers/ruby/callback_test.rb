@@ -271,4 +271,55 @@ test "contexts nobody deletes are freed by the GC" do
   GC.start
 end
 
+# A --fork instance ends in _exit: the runtime flushes what its Ruby code
+# wrote to $stdout when the instance (its parent context) ends, once, and
+# not at the end of each child it served.  The instance writes to a file,
+# so $stdout buffers.
+FORK_PRINTER = <<~'RB'
+  require 'mqlink'
+  include Mqlink
+  class Printer < MqContextC
+    def ServerSetup
+      ServiceCreate("PRNT", :PRNT)
+    end
+
+    def PRNT
+      $stdout.write(ReadSTR() + "\n")
+      SendSTART(); SendRETURN()
+    end
+  end
+  s = Printer.new
+  s.ConfigSetServerSetup(:ServerSetup)
+  s.LinkCreate(ARGV)
+  s.ProcessEvent(MQ_WAIT_FOREVER)
+RB
+
+test "a --fork instance's $stdout leaves when the instance ends, once, not at each child's end" do
+  require 'tmpdir'
+  Dir.mktmpdir("mqrb-fork") do |dir|
+    sock, out = "#{dir}/sock", "#{dir}/out"
+    File.write("#{dir}/printer.rb", FORK_PRINTER)
+    pid = Process.spawn(RbConfig.ruby, "#{dir}/printer.rb", "--uds", "--file", sock, "--fork",
+                        out: out, err: "#{dir}/err")
+    begin
+      200.times { break if File.socket?(sock); sleep 0.05 }
+      p = MqContextC.new
+      p.LinkCreate(["--uds", "--file", sock])
+      print = ->(ctx, text) { ctx.SendSTART(); ctx.SendSTR(text); ctx.SendEND_AND_WAIT("PRNT") }
+      ch = MqContextC.new
+      ch.LinkCreateChild(p)
+      print.(ch, "from the child")
+      ch.Delete
+      print.(p, "from the parent") # answered after the instance deleted its child
+      check File.read(out) == "", "flushed before the instance ended: #{File.read(out).inspect}"
+      p.Delete
+      400.times { break if File.read(out).include?("parent"); sleep 0.05 } # the instance ends
+      check File.read(out) == "from the child\nfrom the parent\n", File.read(out).inspect
+    ensure
+      Process.kill(:TERM, pid)
+      Process.wait(pid)
+    end
+  end
+end
+
 c.Delete
