@@ -16,6 +16,7 @@ when it starts (the module's thread hooks), and keeps it from call to call.
     python3 threads_test.py --server ... the server: SLEP and ECHO
 """
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -26,8 +27,13 @@ import time
 from mqlink import MQ_WAIT_FOREVER, MQ_WAIT_ONCE, MkExceptionC, MqContextC
 import taptest
 
-# the directory of the files below, handed to the server through the environment
-TMP = os.environ.setdefault("MQPY_THREADS_TMP", tempfile.mkdtemp(prefix="mqpy-threads-"))
+# The directory of the files below: the test makes it and hands it to its
+# servers through the environment (a server must not make one of its own:
+# each would be left behind).
+if "MQPY_THREADS_TMP" not in os.environ:
+    os.environ["MQPY_THREADS_TMP"] = tempfile.mkdtemp(prefix="mqpy-threads-")
+    os.environ["TMPDIR"] = os.environ["MQPY_THREADS_TMP"]  # what a server makes shows below
+TMP = os.environ["MQPY_THREADS_TMP"]
 STARTED = os.path.join(TMP, "started")  # the server is in SLEP
 SEEN = os.path.join(TMP, "seen")        # a client thread ran after that
 
@@ -217,10 +223,15 @@ def test_thread_state_kept():
         stop_thread_server(srv)
 
 
+def test_nothing_left():
+    """The servers leave nothing but the test's own files: no directory of
+    their own, no socket file after they ended (each ran with TMPDIR = TMP)."""
+    left = sorted(set(os.listdir(TMP)) - {"started", "seen"})
+    assert not left, "left behind: %r" % left
+
+
 def cleanup():
-    for f in os.listdir(TMP):
-        os.unlink(os.path.join(TMP, f))
-    os.rmdir(TMP)
+    shutil.rmtree(TMP, ignore_errors=True)
 
 
 if __name__ == "__main__":
@@ -231,4 +242,5 @@ if __name__ == "__main__":
         ("ProcessEvent lets other threads run while it waits", test_process_event_releases),
         ("a --thread server serves parallel clients", test_thread_server),
         ("a --thread server's pool thread keeps its thread state", test_thread_state_kept),
+        ("the servers leave no files behind", test_nothing_left),
     ], cleanup))
