@@ -40,13 +40,19 @@ tls_remove(void)
         fprintf(stderr, "# could not remove %s\n", tls_dir);
 }
 
+/* The certificates are made once per process that asks: a test's main asks
+ * before its cases and removes them at exit; a case's child that asks (its
+ * test's main did not) makes its own in a temporary directory of its own,
+ * which its mqt_cleanup removes (the child ends in _exit, no atexit), and
+ * makes them again if a cleanup inside the case removed them. */
 const char *
 lt_tls_dir(void)
 {
-    char cmd[1024];
-    if (tls_dir[0])
+    char cmd[1024], ca[300];
+    snprintf(ca, sizeof ca, "%s/ca.pem", tls_dir);
+    if (tls_dir[0] && access(ca, R_OK) == 0)
         return tls_dir;
-    snprintf(tls_dir, sizeof tls_dir, "%s", mqt_temp_path("tls"));
+    snprintf(tls_dir, sizeof tls_dir, "%s", mqt_temp_dir("tls"));
     const char *src = getenv("top_srcdir");
     snprintf(cmd, sizeof cmd, "%s/tests/tls_certs.sh '%s'", src ? src : ".", tls_dir);
     tls_maker = getpid();

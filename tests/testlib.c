@@ -165,6 +165,20 @@ unlink_entry(const char *path, const char *name, void *arg)
     unlink(path);
 }
 
+/* A temporary path, and the files SQLite keeps beside a database there: a
+ * case that ends with its storage open (a client or server killed on
+ * purpose) leaves its write-ahead log and shared memory files. */
+static void
+unlink_temp(const char *path)
+{
+    static const char *const companions[] = {"-wal", "-shm", "-journal"};
+    char p[4096];
+    unlink(path);
+    for (size_t i = 0; i < sizeof companions / sizeof *companions; i++)
+        if (snprintf(p, sizeof p, "%s%s", path, companions[i]) < (int)sizeof p)
+            unlink(p);
+}
+
 /* A temporary directory's files (it has no subdirectories), then itself. */
 static void
 remove_dir(const char *dir)
@@ -267,7 +281,7 @@ mqt_cleanup(void)
             mqt_stop(launched[i]);
     nlaunched = 0;
     for (int i = 0; i < ntemps; i++) {
-        unlink(temps[i]);
+        unlink_temp(temps[i]);
         free(temps[i]);
     }
     ntemps = 0;
