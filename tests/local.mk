@@ -21,7 +21,14 @@ dist_check_SCRIPTS += tests/install_test.sh
 TESTS += tests/install_test.sh
 # `make install` relinks the libraries libtool-style while it runs, and the
 # other tests run programs from the build tree: this one runs last.
-tests/install_test.log: $(filter-out tests/install_test.log,$(TEST_LOGS))
+tests/install_test.log: $(filter-out tests/install_test.log tests/leftovers_test.log,$(TEST_LOGS))
+
+# no test leaves files in its TMPDIR (each test's own, Makefile.am): after
+# every other test, install_test too
+dist_check_SCRIPTS += tests/leftovers_test.sh
+TESTS += tests/leftovers_test.sh
+tests/leftovers_test.log: $(filter-out tests/leftovers_test.log,$(TEST_LOGS))
+CLEANFILES += $(TEST_LOGS:=.tmpdir)
 
 # one version everywhere: --version of C and each language's perfserver,
 # MqVersion/MkVersion in every binding
