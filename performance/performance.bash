@@ -34,7 +34,13 @@
 #   --num N --sec S  size of each run of a test (default --sec 0.4), passed
 #                    to perfclient and perflimit
 #   --runs N         runs per test, the median reported (default 3): a moment
-#                    of load on a shared machine moves one run, not the median
+#                    of load on a shared machine moves one run, not the median.
+#                    The languages run in rounds: each round runs every
+#                    language of the mode once (perfclient --all --runs 1, its
+#                    own server, its yardstick), so a language's runs are
+#                    spread over the mode's minutes and a slow stretch of the
+#                    machine falls on one round of each, not on all of one
+#                    language's runs (rounds.awk takes the median round)
 #   --quick          tiny sizes for make check (--num 200 --sec 0.2 --runs 1)
 #   --wrk N          perfclient's --wrk (parent workers, default 5), and
 #                    perflimit's (its connect floors' clients), so the
@@ -72,7 +78,7 @@ done
 [ ${#FILTERS[@]} -gt 0 ] || FILTERS=('*')
 [[ $NRUNS =~ ^[1-9][0-9]*$ ]] || die "--runs takes a count of runs"
 [ ${#SIZE[@]} -gt 0 ] || SIZE=(--sec 0.4)
-ONE_RUN=("${SIZE[@]}")  # the floor programs have no --runs
+ONE_RUN=("${SIZE[@]}")  # the floor programs have no --runs; a round is one run
 SIZE+=(--runs "$NRUNS")
 case "$PIN" in same|split|none) ;; *) die "--pin takes same, split or none" ;; esac
 TARGET=${TARGET:-$(gcc -dumpmachine 2>/dev/null || uname -m)}
@@ -273,7 +279,7 @@ start_mode() {
     local lang=$1 mode=$2 cmd
     read -r -a cmd <<<"${SERVER_CMD[$lang]}"
     # the receiver's storage of --send-persistent (one file per sender)
-    cmd+=(--storage "$TMP/server-${lang}_$mode.db")
+    cmd+=(--storage "$TMP/server-${lang}_$mode.$ROUND.db")
     case "$mode" in
     pipe) LINK_ARGS=(@ "${cmd[@]}") ;;
     uds_*) local sock=$TMP/${lang}_$mode.sock
@@ -301,10 +307,10 @@ run_client() {
         return 1
     fi
     [ ${#SERVER_CPU[@]} -eq 0 ] || cpu=(--server-cpu "${SERVER_CPU[0]}")
-    local storage=(--storage "$TMP/client-${lang}_$mode.db")
-    echo "client=perfclient --all ${SIZE[*]} ${WRK[*]} ${cpu[*]} ${storage[*]} ${LINK_ARGS[*]}" >>"$file"
+    local storage=(--storage "$TMP/client-${lang}_$mode.$ROUND.db")
+    echo "client=perfclient --all ${ONE_RUN[*]} ${WRK[*]} ${cpu[*]} ${storage[*]} ${LINK_ARGS[*]}" >>"$file"
     echo "sync=full" >>"$file"
-    timeout -k 5 "$TIMEOUT" "${CLIENT_PIN[@]}" "$CLIENT" --all "${SIZE[@]}" "${WRK[@]}" \
+    timeout -k 5 "$TIMEOUT" "${CLIENT_PIN[@]}" "$CLIENT" --all "${ONE_RUN[@]}" "${WRK[@]}" \
         "${cpu[@]}" "${storage[@]}" "${LINK_ARGS[@]}" >>"$file" 2>"$TMP/client.err" || return
     # Python's yardstick: multiprocessing.connection round trips, same transport
     if [ "$lang" = python ]; then
@@ -330,10 +336,28 @@ run_socket_baseline() {
         --sec "$MP_SEC" --size "$SS" >>"$file" 2>>"$TMP/client.err"
 }
 
-# The result goes to $TMP first and replaces the old one only when complete,
-# so an interrupted run leaves the previous figures.
-run_one() {
-    local lang=$1 mode=$2 file=$TMP/run.perf why rc=0
+# One round of LANG in MODE (ROUND is its number): the server started, the
+# client's figures and the yardstick's into $TMP/rounds/LANG_MODE.ROUND, the
+# server stopped.  The client's and server's output is kept; a failed round
+# records its status and is the language's last in this mode.
+run_round() {
+    local lang=$1 mode=$2 base=$TMP/rounds/${1}_$2 rc=0 start=$SECONDS
+    [ -z "$(impossible "$lang" "$mode")" ] && [ ! -e "$base.status" ] || return 0
+    : >"$TMP/client.err"
+    : >"$TMP/server.log"
+    run_client "$lang" "$mode" "$base.$ROUND" || rc=$?
+    stop_servers
+    { sed 's/^/# client: /' "$TMP/client.err" | head -20
+      sed 's/^/# server: /' "$TMP/server.log" | head -20; } >>"$base.$ROUND"
+    [ $rc -eq 0 ] || echo "status=$rc" >"$base.status"
+    ELAPSED[${lang}_$mode]=$(( ${ELAPSED[${lang}_$mode]:-0} + SECONDS - start ))
+}
+
+# LANG in MODE after its rounds: the median round of each figure (rounds.awk)
+# into OUT/LANG_MODE.perf, replacing the old file only when complete, so an
+# interrupted suite leaves the previous figures.
+finish_one() {
+    local lang=$1 mode=$2 base=$TMP/rounds/${1}_$2 file=$TMP/run.perf why rounds=() k rc=0
     perf_header "${lang}_$mode" "$lang" "$mode" >"$file"
     why=$(impossible "$lang" "$mode")
     if [ -n "$why" ]; then
@@ -342,16 +366,17 @@ run_one() {
         echo "na. ($why)"
         return 0
     fi
-    : >"$TMP/client.err"
-    : >"$TMP/server.log"
-    run_client "$lang" "$mode" "$file" || rc=$?
-    stop_servers
-    { sed 's/^/# client: /' "$TMP/client.err" | head -20
-      sed 's/^/# server: /' "$TMP/server.log" | head -20
-      echo "status=$rc"; } >>"$file"
+    for ((k = 1; k <= NRUNS; k++)); do
+        [ ! -e "$base.$k" ] || rounds+=("$base.$k")
+    done
+    echo "rounds=${#rounds[@]}" >>"$file"
+    awk -f "$HERE/rounds.awk" "${rounds[@]}" >>"$file"
+    [ ! -e "$base.status" ] || rc=$(sed -n 's/^status=//p' "$base.status")
+    echo "status=$rc" >>"$file"
     mv "$file" "$OUT/${lang}_$mode.perf"
-    if [ $rc -eq 0 ]; then echo "ok (${SECONDS}s)"; else echo "FAILED (status $rc, see $OUT/${lang}_$mode.perf)"; fi
-    return $rc
+    if [ "$rc" -eq 0 ]; then echo "ok (${ELAPSED[${lang}_$mode]}s)"
+    else echo "FAILED (status $rc, see $OUT/${lang}_$mode.perf)"; fi
+    return "$rc"
 }
 
 # The limits of one mode's transport, peer placed like the server.
@@ -445,7 +470,8 @@ startup_bind_now() {
 }
 
 # ------------------------------------------------------------------ main
-mkdir -p "$OUT"
+mkdir -p "$OUT" "$TMP/rounds"
+declare -A ELAPSED
 total=$(( ${#RUNS[@]} + ${#RUN_MODES[@]} )) k=0 failed=0
 [ -z "$PEER" ] || total=$((total + ${#RUN_MODES[@]}))
 total=$((total + 1))
@@ -462,12 +488,22 @@ for mode in "${RUN_MODES[@]}"; do
         SECONDS=0
         if run_peer "$mode"; then echo "ok (${SECONDS}s)"; else echo FAILED; failed=$((failed + 1)); fi
     fi
+    langs=()
     for run in "${RUNS[@]}"; do
         set -- $run
-        [ "$2" = "$mode" ] || continue
-        k=$((k + 1)); printf '  [%2d/%d] %-22s ' "$k" "$total" "${1}_$2"
-        SECONDS=0
-        run_one "$1" "$2" || failed=$((failed + 1))
+        [ "$2" != "$mode" ] || langs+=("$1")
+    done
+    for ((ROUND = 1; ROUND <= NRUNS; ROUND++)); do
+        printf '         %s round %d of %d:' "$mode" "$ROUND" "$NRUNS"
+        for lang in "${langs[@]}"; do
+            printf ' %s' "$lang"
+            run_round "$lang" "$mode"
+        done
+        echo
+    done
+    for lang in "${langs[@]}"; do
+        k=$((k + 1)); printf '  [%2d/%d] %-22s ' "$k" "$total" "${lang}_$mode"
+        finish_one "$lang" "$mode" || failed=$((failed + 1))
     done
 done
 for step in floors ${STARTER:+startup}; do
