@@ -778,6 +778,31 @@ public class BindingTest {
                 expect(i == 5 || i == 7 || ws.get(i).get() != null, "service " + i + " was let go");
             k.Delete();
         });
+        check("a freed slot is taken again, a replacement keeps its token's slot: the slots do not grow", () -> {
+            MqContextC k = new MqContextC();
+            List<WeakReference<Object>> ws = registerServices(k, 6);   // slots 0 to 5 of 8
+            k.ServiceCreate("S004", () -> { });   // a replacement: S004's own slot
+            expect(collected(ws.get(4)), "the replaced service's callable is still referenced");
+            k.ServiceDelete("S002");
+            for (int i = 0; i < 10; i++) {   // tokens never seen: into S002's slot
+                MqServiceNoArgIF fn = () -> { };
+                k.ServiceCreate("NEW" + i, fn);
+                expect(services(k)[2] == fn, "NEW" + i + " not in the freed slot");
+                if (i < 9)
+                    k.ServiceDelete("NEW" + i);
+            }
+            k.ServiceCreate("NEWA", () -> { });   // slots 6 and 7
+            k.ServiceCreate("NEWB", () -> { });
+            k.ServiceDelete("S005");
+            k.ServiceCreate("S002", () -> { });   // a token seen before, deleted: into S005's slot
+            expect(services(k).length == 8, "slots " + services(k).length);
+            k.ServiceCreate("NEWC", () -> { });   // no free slot: the ninth
+            expect(services(k).length == 16, "slots " + services(k).length);
+            for (String t : new String[] {"S000", "S001", "S002", "S003", "S004", "NEW9", "NEWA", "NEWB", "NEWC"})
+                k.ServiceDelete(t);   // each registered once: deleted once
+            expect(raises(() -> k.ServiceDelete("S005")).getText().contains("no service"), "S005");
+            k.Delete();
+        });
         check("a callable of both interfaces runs the form its overload names", () -> {
             Both both = new Both();
             for (boolean noArg : new boolean[] {true, false}) {
@@ -1144,6 +1169,13 @@ public class BindingTest {
             ws.add(new WeakReference<>(fn));
         }
         return ws;
+    }
+
+    /** A context's service slots (MkObjectC.services). */
+    static Object[] services(MqContextC k) throws Exception {
+        java.lang.reflect.Field f = Class.forName("org.mqlink.MkObjectC").getDeclaredField("services");
+        f.setAccessible(true);
+        return (Object[]) f.get(k);
     }
 
     static boolean sleep(long ms) throws InterruptedException {

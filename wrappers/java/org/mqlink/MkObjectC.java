@@ -76,6 +76,15 @@ public abstract class MkObjectC implements AutoCloseable {
     private int[] serviceTokens;
     private int serviceEnd; // the slots past it were never used
     /*
+     * What lets serviceSlot skip its scan of the slots (a setup's every
+     * registration: five per perfserver instance): holes, the empty slots
+     * below serviceEnd, and tokenSeen, a bit (tokenBit) for every token
+     * ever kept here.  A token whose bit is clear has no slot, and with no
+     * hole its slot is the next.
+     */
+    private int holes;
+    private long tokenSeen;
+    /*
      * A server instance's ServiceCreate calls while its own setup runs
      * (callSetup: deferring), by slot (the first 64: a bit each in pending,
      * the form in pendingNoArg, the token in serviceTokens), handed to the
@@ -345,8 +354,15 @@ public abstract class MkObjectC implements AutoCloseable {
             services = s = new Object[8];
             serviceTokens = new int[8];
         }
+        int n = serviceEnd;
+        long bit = tokenBit(w), seen = tokenSeen;
+        tokenSeen = seen | bit;
+        if ((seen & bit) == 0 && holes == 0 && n < s.length) {
+            serviceEnd = n + 1;
+            return keep(n, w, fn);
+        }
         int[] t = serviceTokens;
-        int n = serviceEnd, free = -1;
+        int free = -1;
         for (int i = 0; i < n; i++) {
             if (s[i] == null) {
                 if (free < 0)
@@ -355,14 +371,28 @@ public abstract class MkObjectC implements AutoCloseable {
                 return keep(i, w, fn);
             }
         }
-        if (free >= 0)
+        if (free >= 0) {
+            holes--;
             return keep(free, w, fn);
+        }
         if (n == s.length) {
             services = Arrays.copyOf(s, 2 * n);
             serviceTokens = Arrays.copyOf(t, 2 * n);
         }
         serviceEnd = n + 1;
         return keep(n, w, fn);
+    }
+
+    /**
+     * A token word's bit in tokenSeen: six bits of a hash in which every
+     * character counts (a single multiplication gave "S000" and "NEW0" the
+     * same bit).
+     */
+    private static long tokenBit(int w) {
+        int h = w * 0x9e3779b1;
+        h ^= h >>> 15;
+        h *= 0x85ebca6b;
+        return 1L << (h >>> 26);
     }
 
     private int keep(int slot, int w, Object fn) {
@@ -449,9 +479,10 @@ public abstract class MkObjectC implements AutoCloseable {
 
     /** A registration that failed: its slot is free again. */
     final void serviceDrop(int slot) {
-        if (slot >= 0) {
+        if (slot >= 0 && services[slot] != null) {
             services[slot] = null;
             serviceTokens[slot] = 0;
+            holes++;
         }
     }
 
