@@ -419,9 +419,10 @@ mqj_cb_call(MqContextC *ctx, void *data)
  * no object at all. */
 typedef struct {
     mqj_cb *fn;          /* the setup callable (MQJ_SETUP), for the template's own setup */
-    jobjectArray server; /* {the setup callable, the user's class}, a global reference:
-                            callNewServer's first argument (one argument for both saves
-                            the VM's pushing and resolving one: callgrind, per child) */
+    jobjectArray server; /* {the setup callable, the user's class, its factory}, a global
+                            reference: callNewServer's first argument (one argument for all
+                            saves the VM's pushing and resolving more: callgrind, per child);
+                            the factory null until callNewServer keeps it there */
 } server_data;
 
 static void
@@ -476,12 +477,12 @@ server_setup(MqContextC *ctx, void *data)
     return call_failed(env, ctx, 0);
 }
 
-/* {setup, cls} as a global reference, NULL when out of memory. */
+/* {setup, cls, null} as a global reference, NULL when out of memory. */
 static jobjectArray
 server_pair(JNIEnv *env, jobject setup, jclass cls)
 {
     jobjectArray a, g;
-    if (!(a = (*env)->NewObjectArray(env, 2, mqj.object, NULL)))
+    if (!(a = (*env)->NewObjectArray(env, 3, mqj.object, NULL)))
         return NULL;
     (*env)->SetObjectArrayElement(env, a, 0, setup);
     (*env)->SetObjectArrayElement(env, a, 1, cls);

@@ -4,6 +4,7 @@ import java.lang.invoke.LambdaMetafactory;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
+import java.lang.invoke.VarHandle;
 import java.lang.ref.Cleaner;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
@@ -517,7 +518,9 @@ public abstract class MkObjectC implements AutoCloseable {
      * (the library clears its handle as h goes) and the instance refused.
      */
     static boolean callNewServer(Object[] server, long h, Object[] holder) throws Throwable {
-        Class<?> c = (Class<?>) server[1];
+        Object f = SERVER_FACTORY.getAcquire(server, 2);
+        if (f == null) // the first instance: its class's factory, kept for the next ones
+            SERVER_FACTORY.setRelease(server, 2, f = SERVER.get((Class<?>) server[1]));
         Adopt a = ADOPT.get();
         long outerH = a.h; // an instance whose constructor runs a setup (a blocking call)
         MkObjectC outerTaken = a.taken;
@@ -525,7 +528,7 @@ public abstract class MkObjectC implements AutoCloseable {
         a.h = h;
         a.taken = null;
         try {
-            o = newServer(c);
+            o = newServer(f);
         } finally {
             holder[0] = a.taken; // null: the constructor threw before MkObjectC()
             a.h = outerH;
@@ -533,11 +536,21 @@ public abstract class MkObjectC implements AutoCloseable {
         }
         if (holder[0] != o) {
             o.close();
-            throw new IllegalStateException(c.getName() + ": its constructor made a context "
-                                            + "before its own, which a server instance's cannot");
+            throw new IllegalStateException(((Class<?>) server[1]).getName() + ": its constructor "
+                                            + "made a context before its own, which a server "
+                                            + "instance's cannot");
         }
         return setup(server, o);
     }
+
+    /*
+     * callNewServer's server[2], the factory of server[1] (SERVER's value),
+     * null until the first instance: read and stored with acquire and
+     * release, as the library's threads may make instances of one template
+     * at once.  A lookup of SERVER (ClassValue.get) cost 20 instructions per
+     * instance (callgrind).
+     */
+    private static final VarHandle SERVER_FACTORY = MethodHandles.arrayElementVarHandle(Object[].class);
 
     /** The setup fn[0] on c (callSetup, callNewServer). */
     @SuppressWarnings({"unchecked", "rawtypes"})
@@ -634,12 +647,11 @@ public abstract class MkObjectC implements AutoCloseable {
     }
 
     /**
-     * A new server instance of class c (callNewServer), made here with
-     * {@code new}.  An exception of the constructor goes to the library as
+     * A new server instance made by its class's factory f (SERVER's value,
+     * callNewServer), with {@code new}.  An exception of the constructor goes to the library as
      * it is.
      */
-    static MkObjectC newServer(Class<?> c) throws Throwable {
-        Object f = SERVER.get(c);
+    static MkObjectC newServer(Object f) throws Throwable {
         if (f instanceof Supplier<?> s)
             return (MkObjectC) s.get();
         try {
