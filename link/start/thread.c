@@ -1,9 +1,10 @@
 /* thread.c — the --thread start mode: a pool of threads that each accept a
  * connection on the listening socket and serve its instance.
  *
- * At most one thread waits in accept, the acceptor.  A thread whose
- * instance ended takes the acceptor's place when it is free and otherwise
- * parks (at most MAX_IDLE do; more end).  A thread that takes a connection
+ * One thread waits in accept, the acceptor.  A thread whose instance
+ * ended takes the acceptor's place when it is free, or accepts beside it
+ * when connections wait in the backlog (second()), and otherwise parks (at
+ * most MAX_IDLE do; more end).  A thread that takes a connection
  * starts no other, so a stream of new parents is served by the threads
  * whose instances just ended, each taking the next connection from the
  * backlog without sleeping in accept, and no idle acceptor is woken for a
@@ -13,23 +14,43 @@
  *
  * The pool grows only when the threads it has are all busy: a watcher
  * thread looks every TICK_MS while connections come or no thread is in
- * accept, and when a tick ends with no acceptor and either no connection
- * taken in it or connections waiting in the backlog, it makes one (a
- * parked thread, or a new one).  The backlog counts too because a thread
+ * accept, and when a tick ends with no acceptor and no connection taken in
+ * it, or SHORT_LOOKS ticks in a row end with no acceptor and connections
+ * waiting in the backlog, it makes one (a parked thread, or a new one).
+ * The backlog counts too because a thread
  * that takes the next connection whenever its own ends keeps connections
  * being taken in every tick: short links (a parent: handshake, the
  * client's close) were served by one thread one after another, each
  * waiting for its client's close before the next accept, under five
  * parent workers (~2 task switches per parent on each side instead of
  * ~1.4 and ~1.3 on uds, issue 16 point 4).  Such a stream makes one
- * acceptor a tick, so the pool ends near the number of links open at once
- * (3-5 threads for five workers).  A burst (a tick with none taken) grows
+ * acceptor every SHORT_LOOKS ticks, so the pool ends near the number of
+ * links open at once (5-7 serving threads for five workers and
+ * perfclient's main link).  A burst (a tick with none taken) grows
  * faster: each acceptor that finds more connections waiting when it takes
  * its own makes the next acceptor at once, so a burst of N connections has
  * N threads a tick after it came, not one a tick.  (Growing that fast on
  * a stream too made more threads than links, parked and woken over and
  * over: 0.2-0.25 futex waits per parent on TCP, 2 us more server CPU per
- * parent.)  When a tick passes with an
+ * parent.)  A stream once grew the pool at every tick that ended short,
+ * and a thread parked whenever it found an acceptor: the pool swung
+ * between four and seven serving threads, a thread woken and parked again
+ * at nearly every tick (0.9 of each a tick, ~0.03 futex calls per parent
+ * after tick() was a sleep).  Nearly every one of those parks (229 of 230,
+ * counted in a scratch build) came with connections waiting: the acceptor
+ * was on its way (it had taken the place but not yet a connection, on one
+ * CPU often preempted in between), so the thread parked for nothing and
+ * the watcher woke it at the next look.  A thread that accepts beside the
+ * acceptor then (to_accept), and growth on a stream only after SHORT_LOOKS
+ * short looks in a row, made that 0.1-0.15 a tick, the pool at five to
+ * seven serving threads (figures below).  Either alone did not: growth
+ * after 8 short looks in a row, threads parking as before, left the pool
+ * at two or three serving threads (parks for nothing still shrank it), 1.3-1.45
+ * server task switches per parent instead of 1.2; nor did a pool that grew
+ * only on a tick with none taken (1.6-2.0), nor one that did not grow on a
+ * stream for 64 ticks after a park, nor one that stopped growing at the
+ * number of serving threads where a growth had been followed by a park
+ * (stuck at two: 1.5-1.7).  When a tick passes with an
  * acceptor and nothing taken, the watcher sleeps until the acceptor takes
  * a connection.
  *
@@ -88,7 +109,15 @@
  * sleep now (tick()): per parent, uds, five workers, 30 000 parents, two
  * alternated runs (perf stat, CPU 0 to the measuring session at nice -20,
  * load 8-9): server futex calls 0.076 -> 0.044, system calls 5.11 -> 5.09,
- * CPU and task switches the same (15.7 us, 1.19).
+ * CPU and task switches the same (15.7 us, 1.19).  And with to_accept and
+ * SHORT_LOOKS (three alternated runs each, load 8-12): server futex calls
+ * 0.105-0.118 (45ef831), 0.058-0.078 (the tick a sleep), 0.011-0.013;
+ * server task switches 1.22-1.26, 1.22-1.23, 1.14-1.15, client 1.11-1.16
+ * in all; system calls 5.14-5.16, 5.12-5.15, 5.14-5.15 (a poll where a
+ * thread parked before); CPU within the runs' spread (server 15.7-18.0
+ * us, 16.3-18.2 before).  On TCP (two runs each, load 16-18): server
+ * futex calls 0.143-0.199, 0.099-0.103, 0.020-0.022; server CPU 22.0-23.2,
+ * 21.3-22.8, 20.1-21.0 us; task switches 1.08-1.12 in all.
  *
  * The client's poll before it reads the handshake's answer is no loss to
  * the floor: the floor's client blocks in read, and a unix socket wakes a
@@ -180,13 +209,14 @@
 
 #define MAX_IDLE 8 /* parked threads kept */
 #define TICK_MS 2  /* how long all threads may be busy before the pool grows */
+#define SHORT_LOOKS 4 /* ticks in a row a stream finds the pool short before it grows */
 
 typedef struct pool {
     mqi_listener l;
     pthread_mutex_t mu;
     pthread_cond_t parked_cv; /* parked threads wait for a wake token */
     pthread_cond_t watch_cv;  /* the watcher's sleep while nothing comes */
-    int accepting;            /* the acceptor, in accept or on its way: 0 or 1 */
+    int accepting;            /* acceptors, in accept or on their way: 0-2 (to_accept) */
     int busy;                 /* threads serving an instance (--max-connections) */
     int parked, wake;         /* parked threads, tokens given to them */
     int growing;              /* the watcher found all threads busy */
@@ -351,15 +381,37 @@ park_fn(void *arg)
     return NULL;
 }
 
-/* The thread's instance ended: 1 when it is the acceptor now (at once, or
+/* Whether a thread whose instance ended accepts now (mu held; counted as
+ * an acceptor then): in the acceptor's place when it is free, or beside the
+ * acceptor when connections wait in the backlog.  The acceptor may be on
+ * its way still, its connection not yet taken (on one CPU often preempted
+ * in between): a thread that parked then was woken at the watcher's next
+ * look.  At most two accept, so when the other took what the poll saw, the
+ * one that waits in accept is the only one. */
+static int
+to_accept(pool *p)
+{
+    if (p->stopped || p->accepting > 1)
+        return 0;
+    if (p->accepting == 1) {
+        pthread_mutex_unlock(&p->mu);
+        int more = waiting(p);
+        pthread_mutex_lock(&p->mu);
+        if (p->stopped || p->accepting > 1 || (p->accepting == 1 && !more))
+            return 0;
+    }
+    p->accepting++;
+    return 1;
+}
+
+/* The thread's instance ended: 1 when it is an acceptor now (at once, or
  * woken from parking), 0 when it is to end. */
 static int
 finish(pool *p)
 {
     pthread_mutex_lock(&p->mu);
     p->busy--;
-    if (p->accepting == 0 && !p->stopped) {
-        p->accepting++;
+    if (to_accept(p)) {
         pthread_mutex_unlock(&p->mu);
         return 1;
     }
@@ -427,15 +479,36 @@ tick(void)
     nanosleep(&t, NULL); /* EINTR: the pool's threads block the signals */
 }
 
+/* The watcher's look at the end of a tick with connections taken or an
+ * acceptor (mu held): 1 when every thread is busy (make an acceptor).
+ * *looks counts the ticks in a row that ended with no acceptor and
+ * connections waiting while others were taken: a stream's connection may
+ * wait for the thread that ends its instance next, and growing at the
+ * first such look woke a thread that soon parked again (the header). */
+static int
+short_of_threads(pool *p, int idle, int *looks)
+{
+    if (p->accepting > 0 || (!idle && !waiting(p))) {
+        *looks = 0;
+        return 0; /* an acceptor, or every connection that came is taken */
+    }
+    if (!idle && ++*looks < SHORT_LOOKS)
+        return 0;
+    *looks = 0;
+    return 1;
+}
+
 /* Looks every TICK_MS while connections come or no thread is in accept: a
- * tick that ends with no acceptor, and no connection taken in it or some
- * waiting, means every thread is busy (make an acceptor); one with an
- * acceptor and no connection taken, that none come (sleep until the
- * acceptor takes one).  One poll a tick, none a parent. */
+ * tick that ends with no acceptor and no connection taken in it, or
+ * SHORT_LOOKS in a row with none and some waiting, means every thread is
+ * busy (make an acceptor); one with an acceptor and no connection taken,
+ * that none come (sleep until the acceptor takes one).  One poll a tick,
+ * none a parent. */
 static void *
 watcher(void *arg)
 {
     pool *p = arg;
+    int looks = 0; /* short_of_threads */
     mqi_thread_name("mqlink-watcher");
     pthread_mutex_lock(&p->mu);
     while (!p->stopped) {
@@ -450,10 +523,11 @@ watcher(void *arg)
             p->watcher_asleep = 1;
             while (p->watcher_asleep && !p->stopped)
                 pthread_cond_wait(&p->watch_cv, &p->mu);
+            looks = 0;
             continue;
         }
-        if (p->accepting > 0 || (!idle && !waiting(p)))
-            continue; /* an acceptor, or every connection that came is taken */
+        if (!short_of_threads(p, idle, &looks))
+            continue;
         if (idle) /* a burst: each acceptor makes the next (take) */
             p->growing = 1;
         enum grow how = grow_locked(p);
