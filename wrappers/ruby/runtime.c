@@ -295,14 +295,17 @@ void mqrb_ctx_destroyed_cb(MqContextC *ctx, void *data);
 
 /* The structs of context wrappers, recycled: a server serves each child and
  * each parent with a new wrapper, whose struct through malloc and free costs
- * ~180 instructions when the GC frees thousands of them in one sweep (the
- * allocator's caches hold a few).  A sweep frees every wrapper that died
- * since the last (~13 000 children of the perfserver), so the list keeps up
- * to SPARE_CTXS_MAX (~3 MB of structs), growing with what a sweep returns.
- * Used with the GVL held (allocation, and the sweep and finalizers that
- * free).  A wrapper points at no_ctx until it has a struct of its own, so
- * one whose struct could not be allocated is a deleted context, not a NULL
- * one. */
+ * ~230 instructions (the allocator's caches hold a few).  A deleted
+ * context's wrapper gives its struct back at once (ctx_destroyed): the next
+ * instance takes that same struct, still in the cache.  A wrapper the GC
+ * frees with its context alive (nobody deleted it) gives its struct back in
+ * its finalizer, and a sweep may free thousands of them, so the list keeps
+ * up to SPARE_CTXS_MAX (~3 MB of structs), growing with what a sweep
+ * returns.  Used with the GVL held (allocation, deletion, and the sweep and
+ * finalizers that free).  A wrapper points at no_ctx until it has a struct
+ * of its own and again once its context is deleted, so one whose struct
+ * could not be allocated is a deleted context, not a NULL one, and a
+ * deleted one never reaches the struct a later context took over. */
 enum { SPARE_CTXS_MAX = 65536 };
 static mqrb_ctx **spare_ctx;
 static int spare_ctxs, spare_cap;
@@ -384,19 +387,14 @@ ctx_size(const void *p)
 const rb_data_type_t mqrb_ctx_type = {
     "Mqlink::MqContextC", {ctx_mark, ctx_free, ctx_size}, NULL, NULL, RUBY_TYPED_WB_PROTECTED};
 
-static void
-ctx_deleted_free(void *p)
-{
-    ctx_struct_free(p);
-}
-
-/* The type of a wrapper whose context was deleted: only its struct is left
- * to free, which the sweep does at once; a deferred finalizer costs ~330
- * instructions, once per child and per parent instance a server serves.
- * Its parent is the context type, so every check still takes it for a
- * context (and raises that it was deleted). */
+/* The type of a wrapper whose context was deleted: it points at no_ctx, its
+ * struct already serving another context, so the GC has nothing to mark or
+ * free (a deferred finalizer would cost ~330 instructions, once per child
+ * and per parent instance a server serves).  Its parent is the context
+ * type, so every check still takes it for a context (and raises that it was
+ * deleted). */
 static const rb_data_type_t ctx_deleted_type = {
-    "Mqlink::MqContextC", {ctx_mark, ctx_deleted_free, ctx_size}, &mqrb_ctx_type, NULL,
+    "Mqlink::MqContextC", {NULL, NULL, NULL}, &mqrb_ctx_type, NULL,
     RUBY_TYPED_FREE_IMMEDIATELY | RUBY_TYPED_WB_PROTECTED};
 
 /* Runs at the start of MqContextDelete, whoever calls it, with the GVL
@@ -411,6 +409,8 @@ ctx_destroyed(MqContextC *ctx, void *data)
     view_end(o);
     mqrb_keep_del(&o->lib);
     RTYPEDDATA(o->self)->type = &ctx_deleted_type;
+    RTYPEDDATA_DATA(o->self) = &no_ctx;
+    ctx_struct_free(o);
 }
 
 static void
