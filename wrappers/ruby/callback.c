@@ -75,8 +75,8 @@ static int spare_cbs;
  * setup of each server instance (the same ServiceCreate calls every time)
  * allocates, keeps and frees nothing.  A Symbol that finds no free slot
  * among its PROBE, and any other name, gets a registration of its own. */
-enum { NAMED_SLOTS = 128, PROBE = 8 };
-static mqrb_cb *named_cb[NAMED_SLOTS];
+enum { PROBE = 8 };
+mqrb_named_slot mqrb_named[MQRB_NAMED_SLOTS];
 static unsigned long registrations_made; /* for the tests */
 
 /* ------------------------------------------------------------------- fork */
@@ -538,7 +538,7 @@ mqrb_cb_call(MqContextC *ctx, void *data)
 /* Makes sym's shared registration in the empty slot (apart from named, which
  * then finds one without a frame of its own). */
 static __attribute__((noinline)) mqrb_cb *
-named_make(mqrb_cb **slot, VALUE sym, int scope)
+named_make(mqrb_named_slot *slot, VALUE sym, int scope)
 {
     ID mid = rb_to_id(sym);
     mqrb_cb *cb = calloc(1, sizeof *cb);
@@ -547,24 +547,28 @@ named_make(mqrb_cb **slot, VALUE sym, int scope)
     cb->kind = CB_NAME;
     cb->mid = mid;
     cb->scope = scope;
-    cb->keep.value = sym; /* the key; not on the keep list */
+    cb->keep.value = sym; /* not on the keep list */
     cb->recv = Qnil;
     cb->shared = 1;
     registrations_made++;
-    return *slot = cb;
+    slot->cb = cb;
+    slot->scope = scope;
+    slot->sym = sym;
+    return cb;
 }
 
 /* The shared registration for sym and scope, made at its first use; NULL
- * when its slots are taken by other names. */
+ * when its slots are taken by other names.  mqrb_cb_new (runtime.h) finds
+ * one in its first slot itself. */
 static mqrb_cb *
 named(VALUE sym, int scope)
 {
-    unsigned h = (unsigned)(sym >> 8) * 2u + (unsigned)scope; /* the low bits: flags */
+    unsigned h = mqrb_named_hash(sym, scope);
     for (unsigned i = 0; i < PROBE; i++) {
-        mqrb_cb **slot = &named_cb[(h + i) % NAMED_SLOTS], *cb = *slot;
-        if (cb && cb->keep.value == sym && cb->scope == scope)
-            return cb;
-        if (!cb)
+        mqrb_named_slot *slot = &mqrb_named[(h + i) % MQRB_NAMED_SLOTS];
+        if (slot->sym == sym && slot->scope == scope)
+            return slot->cb;
+        if (!slot->sym)
             return named_make(slot, sym, scope);
     }
     return NULL;
@@ -619,7 +623,7 @@ cb_new_own(VALUE self, VALUE callable, int scope, const char *fn)
 }
 
 void *
-mqrb_cb_new(VALUE self, VALUE callable, int scope, const char *fn)
+mqrb_cb_new_slow(VALUE self, VALUE callable, int scope, const char *fn)
 {
     mqrb_cb *cb;
     if (RB_STATIC_SYM_P(callable) && (cb = named(callable, scope)))

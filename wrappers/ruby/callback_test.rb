@@ -231,6 +231,21 @@ test "a method name given as a literal Symbol is registered once for every conte
   check made.() == n + 5, "a Proc is registered for each call (the registration keeps it)"
 end
 
+# A setup registers the same literal Symbols in every instance: each keeps
+# its own shared registration, found in its first slot (runtime.h) or past
+# it (callback.c: named).  The interop servers call through them.
+test "a dozen literal Symbols each keep one shared registration" do
+  made = -> { Mqlink.__send__(:registrations_made) }
+  names = [:na, :nb, :nc, :nd, :ne, :nf, :ng, :nh, :ni, :nj, :nk, :nl] # static: %i[] makes dynamic ones
+  setup = ->(x) { names.each_with_index { |m, i| x.ServiceCreate("N%03d" % i, m) } }
+  first = MqContextC.new
+  setup.(first)
+  n = made.()
+  20.times { x = MqContextC.new; setup.(x); x.Delete }
+  check made.() == n, "#{made.() - n} registrations made for 240 ServiceCreate calls"
+  first.Delete
+end
+
 # Delete gives the wrapper's struct back at once, and the next context takes
 # it: the deleted wrapper must no longer reach it (it points at no struct).
 test "a deleted context's struct serves the next context at once; the deleted one stays deleted" do

@@ -382,10 +382,41 @@ void mqrb_check_ints(void);
 
 enum { MQRB_SCOPE_NOTIFIED = 1, MQRB_SCOPE_ONCE = 2 };
 
+/* A method name given as a static Symbol (a literal :NAME) has one shared
+ * registration per scope, which serves every context (callback.c: named):
+ * slot by slot, the Symbol and scope each holds.  An empty slot's sym is 0,
+ * which no Symbol is. */
+typedef struct {
+    VALUE sym;
+    int scope;
+    void *cb;
+} mqrb_named_slot;
+enum { MQRB_NAMED_BITS = 7, MQRB_NAMED_SLOTS = 1 << MQRB_NAMED_BITS };
+extern mqrb_named_slot mqrb_named[MQRB_NAMED_SLOTS];
+/* The first slot of sym and scope: the top bits of a Fibonacci hash, as a
+ * Symbol's own bits vary little (the flags, the ID's kind, a serial). */
+static inline unsigned
+mqrb_named_hash(VALUE sym, int scope)
+{
+    return (unsigned)(((uint64_t)sym * 0x9E3779B97F4A7C15u) >> (64 - MQRB_NAMED_BITS)) ^
+           (unsigned)scope; /* scope < MQRB_NAMED_SLOTS */
+}
+void *mqrb_cb_new_slow(VALUE self, VALUE callable, int scope, const char *fn);
 /* Data for a C registration: a block, Proc, Method, method name (Symbol or
  * String, called on the context) or any object with #call.  Keeps callable
  * alive until mqrb_cb_free. */
-void *mqrb_cb_new(VALUE self, VALUE callable, int scope, const char *fn);
+static inline void *
+mqrb_cb_new(VALUE self, VALUE callable, int scope, const char *fn)
+{
+    /* each server instance's setup registers the same Symbols again: the
+     * first slot of its Symbol answers without a call */
+    if (RB_STATIC_SYM_P(callable)) {
+        const mqrb_named_slot *s = &mqrb_named[mqrb_named_hash(callable, scope)];
+        if (s->sym == callable && s->scope == scope)
+            return s->cb;
+    }
+    return mqrb_cb_new_slow(self, callable, scope, fn);
+}
 MkErrorE mqrb_cb_call(MqContextC *ctx, void *data);
 void mqrb_cb_free(void *data);
 /* The arguments of a method with optional inputs or a callback, into
