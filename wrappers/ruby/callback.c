@@ -643,13 +643,20 @@ cb_free_locked(void *p)
     return cb;
 }
 
+static __attribute__((noinline)) void
+cb_free_own(mqrb_cb *cb)
+{
+    if (!with_gvl(cb_free_locked, cb, NULL))
+        free(cb);
+}
+
+/* A shared registration (each instance's setup deletes five with its
+ * context) returns without the frame of a registration of its own. */
 void
 mqrb_cb_free(void *data)
 {
-    if (!data || ((mqrb_cb *)data)->shared)
-        return;
-    if (!with_gvl(cb_free_locked, data, NULL))
-        free(data);
+    if (data && !((mqrb_cb *)data)->shared)
+        cb_free_own(data);
 }
 
 /* --------------------------------------------------- context destruction */
