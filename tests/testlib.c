@@ -165,18 +165,40 @@ unlink_entry(const char *path, const char *name, void *arg)
     unlink(path);
 }
 
-/* A temporary path, and the files SQLite keeps beside a database there: a
- * case that ends with its storage open (a client or server killed on
- * purpose) leaves its write-ahead log and shared memory files. */
-static void
-unlink_temp(const char *path)
+/* Whether name is a companion of the temporary path whose last part is
+ * base: base-wal, base-shm, base-journal (SQLite beside a database) or
+ * base.SUFFIX (a receiver's file per sender, link/persist.c). */
+static int
+companion_of(const char *base, const char *name)
 {
-    static const char *const companions[] = {"-wal", "-shm", "-journal"};
-    char p[4096];
+    size_t n = strlen(base);
+    if (strncmp(name, base, n) != 0)
+        return 0;
+    name += n;
+    return (name[0] == '.' && name[1]) || !strcmp(name, "-wal") || !strcmp(name, "-shm") ||
+           !strcmp(name, "-journal");
+}
+
+static void
+unlink_companion(const char *path, const char *name, void *base)
+{
+    if (companion_of(base, name))
+        unlink(path);
+}
+
+/* A temporary path and its companions: a case that ends with a server's
+ * or client's storage open (one killed on purpose, or one still ending when
+ * the case did) leaves SQLite's log and a receiver's per-sender files. */
+static void
+unlink_temp(char *path)
+{
+    char *slash = strrchr(path, '/');
     unlink(path);
-    for (size_t i = 0; i < sizeof companions / sizeof *companions; i++)
-        if (snprintf(p, sizeof p, "%s%s", path, companions[i]) < (int)sizeof p)
-            unlink(p);
+    if (!slash)
+        return;
+    *slash = '\0';
+    mqt_dir_each(path, unlink_companion, slash + 1);
+    *slash = '/';
 }
 
 /* A temporary directory's files (it has no subdirectories), then itself. */
