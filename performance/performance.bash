@@ -34,13 +34,7 @@
 #   --num N --sec S  size of each run of a test (default --sec 0.4), passed
 #                    to perfclient and perflimit
 #   --runs N         runs per test, the median reported (default 3): a moment
-#                    of load on a shared machine moves one run, not the median.
-#                    A mode runs in rounds: each round measures its limits,
-#                    ZeroMQ and every language once (one run each; a language
-#                    with its own server and its yardstick), so the runs of
-#                    each are spread over the mode's minutes and a slow
-#                    stretch of the machine falls on one round of each, not
-#                    on all runs of one (rounds.awk takes the median round)
+#                    of load on a shared machine moves one run, not the median
 #   --quick          tiny sizes for make check (--num 200 --sec 0.2 --runs 1)
 #   --wrk N          perfclient's --wrk (parent workers, default 5), and
 #                    perflimit's (its connect floors' clients), so the
@@ -78,7 +72,7 @@ done
 [ ${#FILTERS[@]} -gt 0 ] || FILTERS=('*')
 [[ $NRUNS =~ ^[1-9][0-9]*$ ]] || die "--runs takes a count of runs"
 [ ${#SIZE[@]} -gt 0 ] || SIZE=(--sec 0.4)
-ONE_RUN=("${SIZE[@]}")  # the floor programs have no --runs; a round is one run
+ONE_RUN=("${SIZE[@]}")  # the floor programs have no --runs
 SIZE+=(--runs "$NRUNS")
 case "$PIN" in same|split|none) ;; *) die "--pin takes same, split or none" ;; esac
 TARGET=${TARGET:-$(gcc -dumpmachine 2>/dev/null || uname -m)}
@@ -279,7 +273,7 @@ start_mode() {
     local lang=$1 mode=$2 cmd
     read -r -a cmd <<<"${SERVER_CMD[$lang]}"
     # the receiver's storage of --send-persistent (one file per sender)
-    cmd+=(--storage "$TMP/server-${lang}_$mode.$ROUND.db")
+    cmd+=(--storage "$TMP/server-${lang}_$mode.db")
     case "$mode" in
     pipe) LINK_ARGS=(@ "${cmd[@]}") ;;
     uds_*) local sock=$TMP/${lang}_$mode.sock
@@ -307,10 +301,10 @@ run_client() {
         return 1
     fi
     [ ${#SERVER_CPU[@]} -eq 0 ] || cpu=(--server-cpu "${SERVER_CPU[0]}")
-    local storage=(--storage "$TMP/client-${lang}_$mode.$ROUND.db")
-    echo "client=perfclient --all ${ONE_RUN[*]} ${WRK[*]} ${cpu[*]} ${storage[*]} ${LINK_ARGS[*]}" >>"$file"
+    local storage=(--storage "$TMP/client-${lang}_$mode.db")
+    echo "client=perfclient --all ${SIZE[*]} ${WRK[*]} ${cpu[*]} ${storage[*]} ${LINK_ARGS[*]}" >>"$file"
     echo "sync=full" >>"$file"
-    timeout -k 5 "$TIMEOUT" "${CLIENT_PIN[@]}" "$CLIENT" --all "${ONE_RUN[@]}" "${WRK[@]}" \
+    timeout -k 5 "$TIMEOUT" "${CLIENT_PIN[@]}" "$CLIENT" --all "${SIZE[@]}" "${WRK[@]}" \
         "${cpu[@]}" "${storage[@]}" "${LINK_ARGS[@]}" >>"$file" 2>"$TMP/client.err" || return
     # Python's yardstick: multiprocessing.connection round trips, same transport
     if [ "$lang" = python ]; then
@@ -336,72 +330,40 @@ run_socket_baseline() {
         --sec "$MP_SEC" --size "$SS" >>"$file" 2>>"$TMP/client.err"
 }
 
-# One round of WHAT in MODE (ROUND is its number) into
-# $TMP/rounds/WHAT_MODE.ROUND: the limits (limit), ZeroMQ (zmq), or a
-# language: its server started, the client's figures and its yardstick's,
-# the server stopped, their output kept.  A failed round records its status
-# and is WHAT's last in this mode.
-run_round() {
-    local what=$1 mode=$2 base=$TMP/rounds/${1}_$2 rc=0 start=$SECONDS
-    [ ! -e "$base.status" ] || return 0
-    case "$what" in
-    limit) run_limit "$mode" "$base.$ROUND" || rc=$? ;;
-    zmq) run_peer "$mode" "$base.$ROUND" || rc=$? ;;
-    *) [ -z "$(impossible "$what" "$mode")" ] || return 0
-       : >"$TMP/client.err"
-       : >"$TMP/server.log"
-       run_client "$what" "$mode" "$base.$ROUND" || rc=$?
-       stop_servers
-       { sed 's/^/# client: /' "$TMP/client.err" | head -20
-         sed 's/^/# server: /' "$TMP/server.log" | head -20; } >>"$base.$ROUND" ;;
-    esac
-    [ $rc -eq 0 ] || echo "status=$rc" >"$base.status"
-    ELAPSED[${what}_$mode]=$(( ${ELAPSED[${what}_$mode]:-0} + SECONDS - start ))
-}
-
-# WHAT in MODE after its rounds: the median round of each figure (rounds.awk)
-# into OUT/WHAT_MODE.perf, replacing the old file only when complete, so an
-# interrupted suite leaves the previous figures.  Failed limits or ZeroMQ
-# leave the old file; a failed language's file has what its rounds measured
-# and its status.
-finish_one() {
-    local what=$1 mode=$2 base=$TMP/rounds/${1}_$2 file=$TMP/run.perf why rounds=() k rc=0
-    perf_header "${what}_$mode" "$what" "$mode" >"$file"
-    why=$(case "$what" in limit|zmq) ;; *) impossible "$what" "$mode" ;; esac)
+# The result goes to $TMP first and replaces the old one only when complete,
+# so an interrupted run leaves the previous figures.
+run_one() {
+    local lang=$1 mode=$2 file=$TMP/run.perf why rc=0
+    perf_header "${lang}_$mode" "$lang" "$mode" >"$file"
+    why=$(impossible "$lang" "$mode")
     if [ -n "$why" ]; then
         echo "na. $why" >>"$file"
-        mv "$file" "$OUT/${what}_$mode.perf"
+        mv "$file" "$OUT/${lang}_$mode.perf"
         echo "na. ($why)"
         return 0
     fi
-    for ((k = 1; k <= NRUNS; k++)); do
-        [ ! -e "$base.$k" ] || rounds+=("$base.$k")
-    done
-    [ ! -e "$base.status" ] || rc=$(sed -n 's/^status=//p' "$base.status")
-    case "$what" in
-    limit|zmq)
-        if [ "$rc" -ne 0 ]; then echo FAILED; return "$rc"; fi
-        awk -f "$HERE/rounds.awk" "${rounds[@]}" >>"$file" ;;
-    *)  echo "rounds=${#rounds[@]}" >>"$file"
-        awk -f "$HERE/rounds.awk" "${rounds[@]}" >>"$file"
-        echo "status=$rc" >>"$file" ;;
-    esac
-    mv "$file" "$OUT/${what}_$mode.perf"
-    if [ "$rc" -eq 0 ]; then echo "ok (${ELAPSED[${what}_$mode]}s)"
-    else echo "FAILED (status $rc, see $OUT/${what}_$mode.perf)"; fi
-    return "$rc"
+    : >"$TMP/client.err"
+    : >"$TMP/server.log"
+    run_client "$lang" "$mode" "$file" || rc=$?
+    stop_servers
+    { sed 's/^/# client: /' "$TMP/client.err" | head -20
+      sed 's/^/# server: /' "$TMP/server.log" | head -20
+      echo "status=$rc"; } >>"$file"
+    mv "$file" "$OUT/${lang}_$mode.perf"
+    if [ $rc -eq 0 ]; then echo "ok (${SECONDS}s)"; else echo "FAILED (status $rc, see $OUT/${lang}_$mode.perf)"; fi
+    return $rc
 }
 
-# One round of the limits of MODE's transport into FILE, peer placed like
-# the server.
+# The limits of one mode's transport, peer placed like the server.
 run_limit() {
-    local mode=$1 file=$2 peer=() transport=${1%%_*}
+    local mode=$1 file=$TMP/limit.perf peer=() transport=${1%%_*}
     message_sizes
     [ ${#SERVER_CPU[@]} -eq 0 ] || peer=(--peer-cpu "${SERVER_CPU[0]}")
+    perf_header "limit_$mode" limit "$mode" >"$file"
     timeout -k 5 "$TIMEOUT" "${CLIENT_PIN[@]}" "$LIMIT" --transport "$transport" \
         --size "$SS" --size-empty "$SE" --exec "$INST/bin/perfserver" "${peer[@]}" \
-        --db "$TMP/limit.$ROUND.db" --sync full --all \
-        "${ONE_RUN[@]}" "${WRK[@]}" >>"$file" 2>&1
+        --db "$TMP/limit.db" --sync full --all \
+        "${SIZE[@]}" "${WRK[@]}" >>"$file" 2>&1 && mv "$file" "$OUT/limit_$mode.perf"
 }
 
 # perfclient's message sizes, for perflimit and the peer: SE and SS.
@@ -411,14 +373,15 @@ message_sizes() {
     SE=${SE%% *}
 }
 
-# One round of ZeroMQ on MODE's transport into FILE, its server placed like
-# perfclient's.
+# ZeroMQ on this mode's transport, its server placed like perfclient's.
 run_peer() {
-    local mode=$1 file=$2 cpu=()
+    local mode=$1 file=$TMP/peer.perf cpu=()
     message_sizes
     [ ${#SERVER_CPU[@]} -eq 0 ] || cpu=(--server-cpu "${SERVER_CPU[0]}")
+    perf_header "zmq_$mode" zmq "$mode" >"$file"
     TMPDIR=$TMP timeout -k 5 "$TIMEOUT" "${CLIENT_PIN[@]}" "$PEER" --all --transport "${mode%%_*}" \
-        --size-empty "$SE" --size "$SS" "${cpu[@]}" "${ONE_RUN[@]}" >>"$file" 2>&1
+        --size-empty "$SE" --size "$SS" "${cpu[@]}" "${SIZE[@]}" >>"$file" 2>&1 &&
+        mv "$file" "$OUT/zmq_$mode.perf"
 }
 
 # The executable that runs LANG's server: the command's first word, or the
@@ -482,35 +445,29 @@ startup_bind_now() {
 }
 
 # ------------------------------------------------------------------ main
-mkdir -p "$OUT" "$TMP/rounds"
-declare -A ELAPSED
+mkdir -p "$OUT"
 total=$(( ${#RUNS[@]} + ${#RUN_MODES[@]} )) k=0 failed=0
 [ -z "$PEER" ] || total=$((total + ${#RUN_MODES[@]}))
 total=$((total + 1))
 [ -z "$STARTER" ] || total=$((total + 1))
 echo "performance.bash: $TARGET/$SETUP, pin=$PIN, ${SIZE[*]}, $total runs -> $OUT"
-# Mode by mode, in rounds: each round measures the mode's limits, ZeroMQ and
-# every language once, so that a section's figures and the limits they are
-# read against are measured in the same minutes, and a slow stretch of the
-# machine falls on one round of each instead of on all runs of one.
+# Mode by mode, the limits first: a section's figures and the limits they
+# are read against are measured minutes apart at most, not a whole suite.
 for mode in "${RUN_MODES[@]}"; do
-    whats=(limit)
-    [ -z "$PEER" ] || whats+=(zmq)
+    k=$((k + 1)); printf '  [%2d/%d] %-22s ' "$k" "$total" "limit_$mode"
+    SECONDS=0
+    if run_limit "$mode"; then echo "ok (${SECONDS}s)"; else echo FAILED; failed=$((failed + 1)); fi
+    if [ -n "$PEER" ]; then
+        k=$((k + 1)); printf '  [%2d/%d] %-22s ' "$k" "$total" "zmq_$mode"
+        SECONDS=0
+        if run_peer "$mode"; then echo "ok (${SECONDS}s)"; else echo FAILED; failed=$((failed + 1)); fi
+    fi
     for run in "${RUNS[@]}"; do
         set -- $run
-        [ "$2" != "$mode" ] || whats+=("$1")
-    done
-    for ((ROUND = 1; ROUND <= NRUNS; ROUND++)); do
-        printf '         %s round %d of %d:' "$mode" "$ROUND" "$NRUNS"
-        for what in "${whats[@]}"; do
-            printf ' %s' "$what"
-            run_round "$what" "$mode"
-        done
-        echo
-    done
-    for what in "${whats[@]}"; do
-        k=$((k + 1)); printf '  [%2d/%d] %-22s ' "$k" "$total" "${what}_$mode"
-        finish_one "$what" "$mode" || failed=$((failed + 1))
+        [ "$2" = "$mode" ] || continue
+        k=$((k + 1)); printf '  [%2d/%d] %-22s ' "$k" "$total" "${1}_$2"
+        SECONDS=0
+        run_one "$1" "$2" || failed=$((failed + 1))
     done
 done
 for step in floors ${STARTER:+startup}; do
