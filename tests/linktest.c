@@ -27,24 +27,11 @@ const lt_mode lt_modes[] = {
 };
 
 static char tls_dir[256];
-static pid_t tls_maker;
 
-static void
-tls_remove(void)
-{
-    char cmd[512];
-    if (getpid() != tls_maker) /* a case's child exits too: the maker removes */
-        return;
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tls_dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "# could not remove %s\n", tls_dir);
-}
-
-/* The certificates are made once per process that asks: a test's main asks
- * before its cases and removes them at exit; a case's child that asks (its
- * test's main did not) makes its own in a temporary directory of its own,
- * which its mqt_cleanup removes (the child ends in _exit, no atexit), and
- * makes them again if a cleanup inside the case removed them. */
+/* The certificates are made once per process that asks, in a temporary
+ * directory of its own (testlib removes it: a test's main, which asks
+ * before its cases, at its exit; a case's child that asks, at its
+ * mqt_cleanup), and made again if a cleanup inside the case removed them. */
 const char *
 lt_tls_dir(void)
 {
@@ -55,8 +42,6 @@ lt_tls_dir(void)
     snprintf(tls_dir, sizeof tls_dir, "%s", mqt_temp_dir("tls"));
     const char *src = getenv("top_srcdir");
     snprintf(cmd, sizeof cmd, "%s/tests/tls_certs.sh '%s'", src ? src : ".", tls_dir);
-    tls_maker = getpid();
-    atexit(tls_remove);
     if (system(cmd) != 0) {
         mqt_fail(__FILE__, __LINE__, "%s failed", cmd);
         return NULL;

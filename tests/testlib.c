@@ -127,13 +127,29 @@ mqt_temp_path(const char *stem)
     return p;
 }
 
+static void remove_dir(const char *dir);
+
+/* At exit, the directories this process made that no mqt_cleanup removed:
+ * a test's main makes some for all its cases (a case's child, which ends
+ * in _exit, leaves them to it). */
+static void
+remove_own_dirs(void)
+{
+    for (int i = 0; i < ndirs; i++)
+        if (dir_owner[i] == getpid())
+            remove_dir(dirs[i]);
+}
+
 const char *
 mqt_temp_dir(const char *stem)
 {
+    static int at_exit;
     const char *p = mqt_temp_path(stem);
     if (mkdir(p, 0700) != 0 || ndirs == MAX_TEMPS || !(dirs[ndirs] = strdup(p)))
         abort();
     dir_owner[ndirs++] = getpid();
+    if (!at_exit++)
+        atexit(remove_own_dirs);
     return p;
 }
 

@@ -43,7 +43,7 @@ const char *mqt_build_path(const char *rel);
 /* A fresh temporary path for a socket or file (removed by mqt_cleanup). */
 const char *mqt_temp_path(const char *stem);
 /* A fresh temporary directory, removed with its files by mqt_cleanup in the
- * process that made it (not in a child forked after). */
+ * process that made it (not in a child forked after), or when it exits. */
 const char *mqt_temp_dir(const char *stem);
 /* Each entry of dir but . and ..: fn(path, name, arg) when fn is not NULL;
  * returns how many there are (0 when dir cannot be read). */
