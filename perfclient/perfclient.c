@@ -7,7 +7,9 @@
  *   SIZE   --num N (most operations per run) and/or --sec S (most seconds
  *          per run); neither: --sec 1.  --runs N (default 1): each test
  *          runs N times and reports its median run (a moment of load on a
- *          shared machine moves one run, not the median)
+ *          shared machine moves one run, not the median).  --warmup S: each
+ *          test first runs once for at most S seconds, unmeasured, so that a
+ *          server's JIT has compiled the test's path before it is measured
  *   LINK-ARGS  everything else, given to MqLinkCreate unchanged:
  *          `@ perfserver ...` (pipe), `--uds --file PATH`, `--tcp --port P`
  *   SCALING  --scale-calls --scale-threads --scale-procs (not in --all),
@@ -90,7 +92,7 @@ usage(const char *why)
     fprintf(stderr, "perfclient: %s\n"
             "usage: perfclient [--all | --send-nothing --send --send-and-wait --send-and-callback\n"
             "         --send-persistent --parent --child --bus --bfl] [--num N] [--sec S]\n"
-            "         [--runs N] [--wrk N] [--window N] [--server-cpu N] [--sizes] LINK-ARGS\n"
+            "         [--runs N] [--warmup S] [--wrk N] [--window N] [--server-cpu N] [--sizes] LINK-ARGS\n"
             "       perfclient --scale-calls --scale-threads --scale-procs [--scale N,N,...] ...\n", why);
     return 2;
 }
@@ -115,13 +117,14 @@ number(const char *s, double min, double *out)
 
 /* The numeric options: name, smallest value, and where the value goes
  * (-1: not given). */
-enum { OPT_NUM, OPT_SEC, OPT_WRK, OPT_WINDOW, OPT_CPU, OPT_RUNS, NOPTS };
+enum { OPT_NUM, OPT_SEC, OPT_WRK, OPT_WINDOW, OPT_CPU, OPT_RUNS, OPT_WARMUP, NOPTS };
 static const struct {
     const char *name;
     double min;
 } numeric[NOPTS] = {
     {"--num", 1},       {"--sec", 0.001},       {"--wrk", 1},
     {"--window", 1},    {"--server-cpu", 0},    {"--runs", 1},
+    {"--warmup", 0},
 };
 
 static int
@@ -144,6 +147,7 @@ apply(perf_client *pc, const double *v)
     pc->runs = v[OPT_RUNS] > 0 ? (int)v[OPT_RUNS] : 1;
     if (pc->runs > PERF_MAX_RUNS)
         pc->runs = PERF_MAX_RUNS;
+    pc->warmup = v[OPT_WARMUP] > 0 ? v[OPT_WARMUP] : 0;
 }
 
 /* --scale's comma-separated sizes, each 1..100000; 0 or -1 (bad list). */
@@ -168,7 +172,7 @@ scale_list(perf_client *pc, const char *s)
 static int
 parse(perf_client *pc, int *selected, int argc, const char **argv, int *sizes)
 {
-    double v[NOPTS] = {-1, -1, -1, -1, -1, -1};
+    double v[NOPTS] = {-1, -1, -1, -1, -1, -1, -1};
     int out = 1, i = 1, t, n;
     for (; i < argc && strcmp(argv[i], "@") != 0; i++) {
         const char *o = argv[i];
@@ -203,8 +207,33 @@ parse(perf_client *pc, int *selected, int argc, const char **argv, int *sizes)
     return 0;
 }
 
-/* Run one test pc->runs times and print its median run as name; 0 on
- * success. */
+/* The unmeasured run of --warmup: at most pc->warmup seconds (and --num
+ * operations).  A server whose JIT compiles after some thousand calls
+ * (Java's C2) is otherwise measured half cold in a test's first run, and
+ * in that test's only run when the suite runs in rounds. */
+static MkErrorE
+warm_up(perf_client *pc, const struct perf_test *t)
+{
+    perf_result res = {0};
+    double sec = pc->sec;
+    pc->sec = pc->warmup < sec ? pc->warmup : sec;
+    MkErrorE rc = t->fn(pc, &res);
+    pc->sec = sec;
+    return rc;
+}
+
+/* Report name's failure (the main link's error) and reset it; 1. */
+static int
+test_failed(perf_client *pc, const char *name)
+{
+    printf("%s error: %s\n", name, MqErrorGetText(pc->ctx));
+    fprintf(stderr, "perfclient: %s: %s\n", name, MqErrorGetText(pc->ctx));
+    MqErrorReset(pc->ctx);
+    return 1;
+}
+
+/* Run one test pc->runs times, after its warm-up, and print its median run
+ * as name; 0 on success. */
 static int
 run_named(perf_client *pc, const struct perf_test *t, const char *name)
 {
@@ -213,14 +242,12 @@ run_named(perf_client *pc, const struct perf_test *t, const char *name)
         printf("%s na.\n", name);
         return 0;
     }
+    if (pc->warmup > 0 && warm_up(pc, t) != MK_OK)
+        return test_failed(pc, name);
     for (int i = 0; i < pc->runs; i++) {
         perf_result res = {0};
-        if (t->fn(pc, &res) != MK_OK) {
-            printf("%s error: %s\n", name, MqErrorGetText(pc->ctx));
-            fprintf(stderr, "perfclient: %s: %s\n", name, MqErrorGetText(pc->ctx));
-            MqErrorReset(pc->ctx);
-            return 1;
-        }
+        if (t->fn(pc, &res) != MK_OK)
+            return test_failed(pc, name);
         runs[i] = (perf_run){res.count, res.sec};
     }
     perf_print_median(name, runs, pc->runs, "");

@@ -24,6 +24,7 @@ typedef struct perf_client {
     long failed_cb;         /* callbacks that saw an error */
     const char *storage;    /* --storage FILE: the persistent test's storage */
     int runs;               /* --runs: runs per test, the median reported */
+    double warmup;          /* --warmup: seconds of an unmeasured first run, 0: none */
     int nscale;             /* --scale: the sizes the scaling tests sweep */
     int scale[PERF_MAX_SCALE];
 } perf_client;

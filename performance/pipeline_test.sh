@@ -43,6 +43,25 @@ client_lines() {
     done
 }
 
+# --warmup: each test runs once more before its measured runs, unmeasured.
+# Counted by pipe PARENT's server starts (a script logs each and execs
+# perfserver): the main link, then per run one parent before the clock and
+# --num 2 timed ones; the warm-up is one more such run.
+starts() {
+    log=$TMP/starts.$1
+    shift
+    : >"$log"
+    printf '#!/bin/sh\necho start >>"%s"\nexec "%s" "$@"\n' "$log" "$INST/bin/perfserver" >"$TMP/logged"
+    chmod +x "$TMP/logged"
+    timeout 60 "$INST/bin/perfclient" --parent --num 2 --runs 1 --wrk 1 "$@" @ "$TMP/logged" >/dev/null || return 1
+    wc -l <"$log"
+}
+warm_up() {
+    cold=$(starts cold) && warm=$(starts warm --warmup 5) || return 1
+    echo "server starts: $cold without --warmup, $warm with --warmup 5"
+    [ "$cold" -eq 4 ] && [ "$warm" -eq 7 ]
+}
+
 suite() {
     # shellcheck disable=SC2086
     mkdir -p "$TMP/tmp"
@@ -84,8 +103,9 @@ nothing_left() {
     [ -z "$(ls -A "$TMP/tmp")" ] || { ls -lR "$TMP/tmp"; return 1; }
 }
 
-echo "1..11"
+echo "1..12"
 check "perfclient --all prints every test" client_lines
+check "perfclient --warmup runs each test once, unmeasured, before its runs" warm_up
 check "performance.bash and results.bash run every C mode" suite
 check "every C column has a figure in every mode the build has" every_mode
 # a limit and a C file per mode (+ ZeroMQ) + floor.perf + startup.perf
