@@ -62,7 +62,7 @@ module_SampleRetDBL(VALUE self)
 static VALUE
 module_SampleOutTYPE(VALUE self)
 {
-    MkTypeE t;
+    MkTypeE t = 0;
     MkErrorE rc;
     rc = SampleOutTYPE(&t);
     if (rc == MK_ERROR)
@@ -74,7 +74,7 @@ module_SampleOutTYPE(VALUE self)
 static VALUE
 module_SampleOutSIZE(VALUE self)
 {
-    size_t n;
+    size_t n = 0;
     MkErrorE rc;
     rc = SampleOutSIZE(&n);
     if (rc == MK_ERROR)
@@ -203,7 +203,7 @@ static VALUE
 MkBufferC_GetI8(VALUE self)
 {
     MkBufferC *obj = mqrb_plain_self(self, "GetI8");
-    MK_I8 v;
+    MK_I8 v = 0;
     MkErrorE rc;
 
     rc = MkBufferGetI8(obj, &v);
@@ -401,7 +401,7 @@ static VALUE
 MkBufferStreamC_ReadFLT(VALUE self)
 {
     MkBufferStreamC *obj = mqrb_plain_self(self, "ReadFLT");
-    MK_FLT v;
+    MK_FLT v = 0;
     MkErrorE rc;
 
     mqrb_src_end(obj); /* a call that may change it ends its view */
@@ -558,7 +558,7 @@ MqConfigFileC_GetBOL(int nargs, VALUE *args, VALUE self)
     const char *path;
     volatile VALUE path_keep;
     MK_BOL def = false;
-    MK_BOL v;
+    MK_BOL v = 0;
     MkErrorE rc;
 
     mqrb_args(nargs, args, 1, 2, -1, a);
@@ -581,7 +581,7 @@ MqConfigFileC_GetDBL(int nargs, VALUE *args, VALUE self)
     const char *path;
     volatile VALUE path_keep;
     MK_DBL def = 0.0;
-    MK_DBL v;
+    MK_DBL v = 0;
     MkErrorE rc;
 
     mqrb_args(nargs, args, 1, 2, -1, a);
@@ -759,7 +759,7 @@ static VALUE
 MqContextC_StoragePendingCount(VALUE self)
 {
     MqContextC *obj = mqrb_ctx_self(self, "StoragePendingCount");
-    MK_I64 count;
+    MK_I64 count = 0;
     MkErrorE rc;
 
     rc = MqStoragePendingCount(obj, &count);
@@ -818,7 +818,7 @@ static VALUE
 MqContextC_ReadI16(VALUE self)
 {
     MqContextC *obj = mqrb_ctx_self(self, "ReadI16");
-    MK_I16 v;
+    MK_I16 v = 0;
     MkErrorE rc;
 
     rc = MqReadI16(obj, &v);
@@ -832,7 +832,7 @@ static VALUE
 MqContextC_ReadI32(VALUE self)
 {
     MqContextC *obj = mqrb_ctx_self(self, "ReadI32");
-    MK_I32 v;
+    MK_I32 v = 0;
     MkErrorE rc;
 
     rc = MqReadI32(obj, &v);

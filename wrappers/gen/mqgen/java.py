@@ -8,7 +8,7 @@ import re
 
 from .model import ApiError
 from .plan import VIEW, ends_src_view, ends_views, has_src_views, has_view, src_view
-from .text import banner, c_call, c_statement, c_decl, col, failure_check
+from .text import banner, c_call, c_statement, c_locals, col, failure_check
 
 LANG = "java"
 PKG = "org.mqlink"
@@ -477,22 +477,13 @@ class FuncGlue:
         return "return 0;" if self.view else fail_return(self.plan)
 
     def declare_locals(self):
-        p, lines = self.plan, []
+        p = self.plan
         name = p.name + (VIEW if self.view else "")
+        lines = c_locals(p, LANG, defaults=False)
         if handle_only(p):
-            lines.append('%s *obj = mqj_obj(env, hdl, "%s");' % (p.cls.c, name))
+            lines.insert(0, '%s *obj = mqj_obj(env, hdl, "%s");' % (p.cls.c, name))
         elif p.on_object:
-            lines.append('%s *obj = mqj_self(env, self, hdl, "%s");' % (p.cls.c, name))
-        for i in p.inputs:
-            lines += [d.format(n=i.param.name) + ";" for d in jcol(i.param.type).local]
-        for a in p.c_args:
-            if a.out:
-                init = " = NULL" if a.ctype.endswith("*") else " = 0"
-                lines.append(c_decl(a.ctype, a.var) + init + ";")
-        if p.c_ret == "status":
-            lines.append("MkErrorE rc;")
-        elif p.c_ret == "value":
-            lines.append(c_decl(p.c_ret_type, "r") + ";")
+            lines.insert(0, '%s *obj = mqj_self(env, self, hdl, "%s");' % (p.cls.c, name))
         for line in lines:
             self.w("    " + line)
         return bool(lines)

@@ -69,13 +69,10 @@ def failure_check(w, test, held, fail):
 
 
 def out_local(a):
-    """The local a C out-argument points at, initialised where a NULL or a
-    zero size is its 'nothing read' value."""
-    if a.ctype.endswith("*"):
-        return "%s = NULL;" % c_decl(a.ctype, a.var)
-    if a.role == "size":
-        return "%s = 0;" % c_decl(a.ctype, a.var)
-    return "%s;" % c_decl(a.ctype, a.var)
+    """The local a C out-argument points at, zeroed: NULL or 0 is its
+    'nothing read' value, and a glue that returns it on an error path (JNI
+    must return something) never returns an unset value."""
+    return "%s = %s;" % (c_decl(a.ctype, a.var), "NULL" if a.ctype.endswith("*") else "0")
 
 
 def obj_locals(plan, lang, field):
@@ -85,16 +82,17 @@ def obj_locals(plan, lang, field):
     return lines + c_locals(plan, lang)
 
 
-def c_locals(plan, lang):
+def c_locals(plan, lang, defaults=True):
     """The C glue's locals for a call plan in a language whose type column
-    gives a 'local' per input: each input (with its default), each out
-    argument, and the C result."""
+    gives a 'local' per input: each input (with its default, unless the
+    glue always receives every argument: Java's overloads pass the
+    defaults), each out argument, and the C result."""
     lines = []
     for i in plan.inputs:
-        decls = col(i.param.type, lang).local
-        init = " = %s" % i.param.default if i.optional else ""
-        lines.append(decls[0].format(n=i.param.name) + init + ";")
-        lines += [d.format(n=i.param.name) + ";" for d in decls[1:]]
+        decls = [d.format(n=i.param.name) for d in col(i.param.type, lang).local]
+        if decls and i.optional and defaults:
+            decls[0] += " = %s" % i.param.default
+        lines += [d + ";" for d in decls]
     lines += [out_local(a) for a in plan.c_args if a.out]
     if plan.c_ret == "status":
         lines.append("MkErrorE rc;")
