@@ -3,7 +3,7 @@
 bin_PROGRAMS += perfclient/perfclient perfclient/perflimit perfclient/perfstart
 noinst_HEADERS += perfclient/perfclient.h perfclient/perflimit.h perfclient/clock.h perfclient/floor.h perfclient/runs.h
 perfclient_perfclient_SOURCES = perfclient/perfclient.c perfclient/tests.c perfclient/create.c \
-	perfclient/scaling.c
+	perfclient/scaling.c perfclient/links.c
 perfclient_perfclient_LDADD = link/libmqlink.la kernel/libmkkernel.la $(THREAD_LIBS)
 perfclient_perflimit_SOURCES = perfclient/perflimit.c perfclient/limit_io.c perfclient/limit_start.c \
 	perfclient/limit_connect.c perfclient/limit_sqlite.c

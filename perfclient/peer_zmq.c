@@ -241,7 +241,7 @@ run_test(const peer_opts *o, const struct peer_test *t, const char *base)
             printf("%s error: %s\n", t->name, zmq_strerror(zmq_errno()));
             return 1;
         }
-    perf_print_median(t->name, runs, o->runs, "");
+    perf_print_median(stdout, t->name, runs, o->runs, "");
     return 0;
 }
 

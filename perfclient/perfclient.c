@@ -12,6 +12,13 @@
  *          server's JIT has compiled the test's path before it is measured
  *   LINK-ARGS  everything else, given to MqLinkCreate unchanged:
  *          `@ perfserver ...` (pipe), `--uds --file PATH`, `--tcp --port P`
+ *   --links FILE  instead of LINK-ARGS: several links side by side, one
+ *          per line of FILE (links.c), each with its own output file.
+ *          Each test warms up on every link, then takes its first run on
+ *          every link, its second on every link, and so on: the languages
+ *          of one transport are measured in the same seconds, so a slow
+ *          stretch of the machine falls on the runs of all of them alike
+ *          and their ratios hold where their rates do not
  *   SCALING  --scale-calls --scale-threads --scale-procs (not in --all),
  *          each run once per size of --scale LIST (e.g. 1,2,4; default
  *          1,2,4,8): WAIT calls with N in flight on the main link, from N
@@ -92,7 +99,8 @@ usage(const char *why)
     fprintf(stderr, "perfclient: %s\n"
             "usage: perfclient [--all | --send-nothing --send --send-and-wait --send-and-callback\n"
             "         --send-persistent --parent --child --bus --bfl] [--num N] [--sec S]\n"
-            "         [--runs N] [--warmup S] [--wrk N] [--window N] [--server-cpu N] [--sizes] LINK-ARGS\n"
+            "         [--runs N] [--warmup S] [--wrk N] [--window N] [--server-cpu N] [--sizes]\n"
+            "         LINK-ARGS | --links FILE\n"
             "       perfclient --scale-calls --scale-threads --scale-procs [--scale N,N,...] ...\n", why);
     return 2;
 }
@@ -170,7 +178,8 @@ scale_list(perf_client *pc, const char *s)
 /* Take perfclient's options out of argv, leaving the link's arguments (after
  * argv[0]) in order; "@" ends perfclient's options. */
 static int
-parse(perf_client *pc, int *selected, int argc, const char **argv, int *sizes)
+parse(perf_client *pc, int *selected, int argc, const char **argv, int *sizes,
+      const char **links)
 {
     double v[NOPTS] = {-1, -1, -1, -1, -1, -1, -1};
     int out = 1, i = 1, t, n;
@@ -189,6 +198,8 @@ parse(perf_client *pc, int *selected, int argc, const char **argv, int *sizes)
             *sizes = 1;
         else if (strcmp(o, "--storage") == 0 && i + 1 < argc)
             pc->storage = argv[++i];
+        else if (strcmp(o, "--links") == 0 && i + 1 < argc)
+            *links = argv[++i];
         else if ((n = numeric_index(o)) >= 0) {
             if (number(i + 1 < argc ? argv[i + 1] : NULL, numeric[n].min, &v[n]) != 0)
                 return usage("bad or missing number after an option");
@@ -226,49 +237,65 @@ warm_up(perf_client *pc, const struct perf_test *t)
 static int
 test_failed(perf_client *pc, const char *name)
 {
-    printf("%s error: %s\n", name, MqErrorGetText(pc->ctx));
+    fprintf(pc->out, "%s error: %s\n", name, MqErrorGetText(pc->ctx));
     fprintf(stderr, "perfclient: %s: %s\n", name, MqErrorGetText(pc->ctx));
     MqErrorReset(pc->ctx);
     return 1;
 }
 
-/* Run one test pc->runs times, after its warm-up, and print its median run
- * as name; 0 on success. */
+/* Run one test on each of the n links: its warm-up on each, then its first
+ * run on each, its second on each, ...; print each link's median run as
+ * name.  A link the test fails on reports it and takes no more runs; 0 when
+ * none failed. */
 static int
-run_named(perf_client *pc, const struct perf_test *t, const char *name)
+run_named(perf_client *pcs, int n, const struct perf_test *t, const char *name)
 {
-    perf_run runs[PERF_MAX_RUNS];
+    static perf_run runs[PERF_MAX_LINKS][PERF_MAX_RUNS];
+    int failed[PERF_MAX_LINKS] = {0}, any = 0;
     if (!t->fn) {
-        printf("%s na.\n", name);
+        for (int k = 0; k < n; k++)
+            fprintf(pcs[k].out, "%s na.\n", name);
         return 0;
     }
-    if (pc->warmup > 0 && warm_up(pc, t) != MK_OK)
-        return test_failed(pc, name);
-    for (int i = 0; i < pc->runs; i++) {
-        perf_result res = {0};
-        if (t->fn(pc, &res) != MK_OK)
-            return test_failed(pc, name);
-        runs[i] = (perf_run){res.count, res.sec};
+    for (int k = 0; k < n; k++) {
+        failed[k] = !pcs[k].ctx || !MqLinkIsConnected(pcs[k].ctx);
+        if (!failed[k] && pcs[k].warmup > 0 && warm_up(&pcs[k], t) != MK_OK)
+            any |= failed[k] = test_failed(&pcs[k], name);
     }
-    perf_print_median(name, runs, pc->runs, "");
-    return 0;
+    for (int i = 0; i < pcs[0].runs; i++)
+        for (int k = 0; k < n; k++) {
+            perf_result res = {0};
+            if (failed[k])
+                continue;
+            if (t->fn(&pcs[k], &res) == MK_OK)
+                runs[k][i] = (perf_run){res.count, res.sec};
+            else
+                any |= failed[k] = test_failed(&pcs[k], name);
+        }
+    for (int k = 0; k < n; k++)
+        if (!failed[k])
+            perf_print_median(pcs[k].out, name, runs[k], pcs[k].runs, "");
+    return any;
 }
 
 /* A test, or a scaling test once per --scale size: NAME-N. */
 static int
-run_test(perf_client *pc, const struct perf_test *t)
+run_test(perf_client *pcs, int n, const struct perf_test *t)
 {
     char name[64];
-    int failed = 0, window = pc->window, wrk = pc->wrk;
+    int failed = 0, window = pcs[0].window, wrk = pcs[0].wrk;
     if (t->scaled == SCALE_NONE)
-        return run_named(pc, t, t->name);
-    for (int i = 0; i < pc->nscale && !failed && MqLinkIsConnected(pc->ctx); i++) {
-        *(t->scaled == SCALE_WINDOW ? &pc->window : &pc->wrk) = pc->scale[i];
-        snprintf(name, sizeof name, "%s-%d", t->name, pc->scale[i]);
-        failed = run_named(pc, t, name);
+        return run_named(pcs, n, t, t->name);
+    for (int i = 0; i < pcs[0].nscale; i++) {
+        for (int k = 0; k < n; k++)
+            *(t->scaled == SCALE_WINDOW ? &pcs[k].window : &pcs[k].wrk) = pcs[0].scale[i];
+        snprintf(name, sizeof name, "%s-%d", t->name, pcs[0].scale[i]);
+        failed |= run_named(pcs, n, t, name);
     }
-    pc->window = window;
-    pc->wrk = wrk;
+    for (int k = 0; k < n; k++) {
+        pcs[k].window = window;
+        pcs[k].wrk = wrk;
+    }
     return failed;
 }
 
@@ -276,21 +303,41 @@ static void
 print_header(const perf_client *pc)
 {
 #ifdef MQ_HAVE_THREADS
-    printf("# perfclient threads=yes wrk=%d window=%d link:", pc->wrk, pc->window);
+    fprintf(pc->out, "# perfclient threads=yes wrk=%d window=%d link:", pc->wrk, pc->window);
 #else
-    printf("# perfclient threads=no wrk=1 window=%d link:", pc->window);
+    fprintf(pc->out, "# perfclient threads=no wrk=1 window=%d link:", pc->window);
 #endif
     for (int i = 1; i < pc->link_argc; i++)
-        printf(" %s", pc->link_argv[i]);
-    printf("\n");
+        fprintf(pc->out, " %s", pc->link_argv[i]);
+    fprintf(pc->out, "\n");
+}
+
+/* Open pc's link; a link that cannot be opened reports why on its output
+ * and is left without a context (its tests are skipped); 0 or 1. */
+static int
+open_link(perf_client *pc)
+{
+    print_header(pc);
+    pc->ctx = MqContextCreate();
+    MqConfigSetName(pc->ctx, "perfclient");
+    if (perf_link_create(pc, pc->ctx) == MK_OK)
+        return 0;
+    fprintf(pc->out, "link error: %s\n", MqErrorGetText(pc->ctx));
+    fprintf(stderr, "perfclient: %s\n", MqErrorGetText(pc->ctx));
+    MqContextDelete(pc->ctx);
+    pc->ctx = NULL;
+    return 1;
 }
 
 int
 main(int argc, char **argv)
 {
-    perf_client pc = {0};
-    int selected[NTESTS] = {0}, sizes = 0, failed = 0, any = 0;
-    if (parse(&pc, selected, argc, (const char **)argv, &sizes) != 0)
+    static perf_client pcs[PERF_MAX_LINKS];
+    perf_client pc = {.out = stdout};
+    const char *links = NULL;
+    char err[256];
+    int selected[NTESTS] = {0}, sizes = 0, failed = 0, any = 0, n = 1;
+    if (parse(&pc, selected, argc, (const char **)argv, &sizes, &links) != 0)
         return 2;
     if (sizes) {
         size_t empty, send;
@@ -302,18 +349,24 @@ main(int argc, char **argv)
         any |= selected[i];
     if (!any)
         return usage("no test selected");
+    if (links && pc.link_argc > 1)
+        return usage("--links and link arguments both given");
     setvbuf(stdout, NULL, _IOLBF, 0);
-    print_header(&pc);
-    pc.ctx = MqContextCreate();
-    MqConfigSetName(pc.ctx, "perfclient");
-    if (perf_link_create(&pc, pc.ctx) != MK_OK) {
-        fprintf(stderr, "perfclient: %s\n", MqErrorGetText(pc.ctx));
-        MqContextDelete(pc.ctx);
-        return 1;
+    if (!links)
+        pcs[0] = pc;
+    else if ((n = perf_links_read(&pc, links, pcs, PERF_MAX_LINKS, err, sizeof err)) < 0) {
+        fprintf(stderr, "perfclient: --links: %s\n", err);
+        return 2;
     }
-    for (int i = 0; i < NTESTS && MqLinkIsConnected(pc.ctx); i++)
+    for (int k = 0; k < n; k++)
+        failed |= open_link(&pcs[k]);
+    for (int i = 0; i < NTESTS; i++)
         if (selected[i])
-            failed |= run_test(&pc, &tests[i]);
-    MqContextDelete(pc.ctx);
+            failed |= run_test(pcs, n, &tests[i]);
+    for (int k = 0; k < n; k++)
+        if (pcs[k].ctx)
+            MqContextDelete(pcs[k].ctx);
+    if (links)
+        perf_links_free(pcs, n);
     return failed;
 }

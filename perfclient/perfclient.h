@@ -27,7 +27,19 @@ typedef struct perf_client {
     double warmup;          /* --warmup: seconds of an unmeasured first run, 0: none */
     int nscale;             /* --scale: the sizes the scaling tests sweep */
     int scale[PERF_MAX_SCALE];
+    FILE *out;              /* where this link's lines go: stdout, or --links' OUT */
+    char *line;             /* --links: the line link_argv points into */
 } perf_client;
+
+/* --links takes at most this many links. */
+#define PERF_MAX_LINKS 16
+
+/* Read --links FILE: a copy of tmpl's options per line, with its link
+ * arguments, out file and storage (links.c has the format); the count, or
+ * -1 with err set. */
+int perf_links_read(const perf_client *tmpl, const char *path, perf_client *pcs, int max,
+                    char *err, size_t errsize);
+void perf_links_free(perf_client *pcs, int n);
 
 /* One measured figure: count operations done in sec seconds. */
 typedef struct perf_result {

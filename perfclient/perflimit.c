@@ -70,7 +70,7 @@ measure(const lim_opts *o, const char *name, lim_fn fn, const char *extra)
             return;
         }
     }
-    perf_print_median(full, r, o->runs, extra);
+    perf_print_median(stdout, full, r, o->runs, extra);
 }
 
 static void

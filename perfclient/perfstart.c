@@ -81,6 +81,6 @@ main(int argc, char **argv)
         }
         r[k] = (perf_run){n, perf_now() - t0};
     }
-    perf_print_median(argv[i], r, runs, "");
+    perf_print_median(stdout, argv[i], r, runs, "");
     return 0;
 }

@@ -29,19 +29,19 @@ perf_run_by_rate(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Sort the n runs by rate and print the median one as
+/* Sort the n runs by rate and print the median one to out as
  *   NAME ops/s=X count=N sec=S[EXTRA][ runs=N min=X max=X] */
 static inline void
-perf_print_median(const char *name, perf_run *runs, int n, const char *extra)
+perf_print_median(FILE *out, const char *name, perf_run *runs, int n, const char *extra)
 {
     qsort(runs, (size_t)n, sizeof *runs, perf_run_by_rate);
     const perf_run *mid = &runs[n / 2];
-    printf("%s ops/s=%.0f count=%ld sec=%.3f%s", name, perf_run_rate(mid), mid->count, mid->sec,
-           extra);
+    fprintf(out, "%s ops/s=%.0f count=%ld sec=%.3f%s", name, perf_run_rate(mid), mid->count,
+            mid->sec, extra);
     if (n > 1)
-        printf(" runs=%d min=%.0f max=%.0f", n, perf_run_rate(&runs[0]),
-               perf_run_rate(&runs[n - 1]));
-    printf("\n");
+        fprintf(out, " runs=%d min=%.0f max=%.0f", n, perf_run_rate(&runs[0]),
+                perf_run_rate(&runs[n - 1]));
+    fprintf(out, "\n");
 }
 
 #endif

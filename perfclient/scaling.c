@@ -205,7 +205,7 @@ perf_scale_procs(perf_client *pc, perf_result *res)
         munmap(job, sizeof *job);
         return MqErrorSet(pc->ctx, MQ_ERR_SYSTEM, "scale-procs: pipe: %s", strerror(errno));
     }
-    fflush(stdout);
+    fflush(NULL); /* the children must not write what the parent buffered */
     for (; n < pc->wrk; n++) {
         pid_t pid = fork();
         if (pid < 0) {

@@ -9,7 +9,8 @@
 # authentication, certificates made by tests/tls_certs.sh in the run's temp
 # directory) it
 # starts that language's perfserver, runs the C perfclient --all against it
-# and writes gen/TARGET/SETUP/LANG_MODE.perf; for every mode it ran it also
+# (one perfclient for all languages of a mode, side by side: --runs) and
+# writes gen/TARGET/SETUP/LANG_MODE.perf; for every mode it ran it also
 # measures the machine's limits with perflimit into limit_MODE.perf and,
 # when libzmq was found at configure time, ZeroMQ with bin/perfpeer-zmq into
 # zmq_MODE.perf (the P: ZeroMQ rows).  A Python, Tcl, Ruby or Java run
@@ -34,8 +35,18 @@
 #   --num N --sec S  size of each run of a test (default --sec 0.4), passed
 #                    to perfclient and perflimit
 #   --runs N         runs per test, the median reported (default 3): a moment
-#                    of load on a shared machine moves one run, not the median
-#   --quick          tiny sizes for make check (--num 200 --sec 0.2 --runs 1)
+#                    of load on a shared machine moves one run, not the median.
+#                    A mode's languages run side by side (perfclient --links):
+#                    each test's first run is taken on every language, then
+#                    its second on every language, and so on, so a slow
+#                    stretch of the machine falls on all of them alike
+#   --warmup S       each test first runs S seconds unmeasured on every link
+#                    (perfclient --warmup; default 0.4): Java's JIT compiles
+#                    a test's path within about that time (a lone cold run
+#                    of Java's pipe CHILD read 70 000/s, after 0.4 s of
+#                    warm-up 88 000-91 000, C 101 000)
+#   --quick          tiny sizes for make check (--num 200 --sec 0.2 --runs 1
+#                    --warmup 0.05)
 #   --wrk N          perfclient's --wrk (parent workers, default 5), and
 #                    perflimit's (its connect floors' clients), so the
 #                    PARENT floor has as many clients as PARENT
@@ -49,7 +60,7 @@ MODES=(pipe uds_fork uds_thread uds_spawn tcp_fork tcp_thread tcp_spawn
 die() { echo "performance.bash: $*" >&2; exit 2; }
 
 SETUP=perf-release INST= GEN=$HERE/gen TARGET= PIN=same TIMEOUT=300 LIST=0
-SIZE=() WRK=() FILTERS=() MP_SEC=1 NRUNS=3
+SIZE=() WRK=() FILTERS=() MP_SEC=1 NRUNS=3 WARMUP=0.4
 while [ $# -gt 0 ]; do
     case "$1" in
     --setup) SETUP=${2:?}; shift ;;
@@ -59,7 +70,8 @@ while [ $# -gt 0 ]; do
     --pin) PIN=${2:?}; shift ;;
     --num|--sec) SIZE+=("$1" "${2:?}"); [ "$1" = --num ] || MP_SEC=$2; shift ;;
     --runs) NRUNS=${2:?}; shift ;;
-    --quick) SIZE=(--num 200 --sec 0.2) MP_SEC=0.2 NRUNS=1 ;;
+    --warmup) WARMUP=${2:?}; shift ;;
+    --quick) SIZE=(--num 200 --sec 0.2) MP_SEC=0.2 NRUNS=1 WARMUP=0.05 ;;
     --wrk) WRK=(--wrk "${2:?}"); shift ;;
     --timeout) TIMEOUT=${2:?}; shift ;;
     --list) LIST=1 ;;
@@ -71,6 +83,7 @@ while [ $# -gt 0 ]; do
 done
 [ ${#FILTERS[@]} -gt 0 ] || FILTERS=('*')
 [[ $NRUNS =~ ^[1-9][0-9]*$ ]] || die "--runs takes a count of runs"
+[[ $WARMUP =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "--warmup takes seconds"
 [ ${#SIZE[@]} -gt 0 ] || SIZE=(--sec 0.4)
 ONE_RUN=("${SIZE[@]}")  # the floor programs have no --runs
 SIZE+=(--runs "$NRUNS")
@@ -93,6 +106,8 @@ case "$PIN" in
 same) CLIENT_PIN=(taskset -c 0) SERVER_PIN=(taskset -c 0) ;;
 split) CLIENT_PIN=(taskset -c 0) SERVER_PIN=(taskset -c 1) SERVER_CPU=(1) ;;
 esac
+CPU_OPT=()  # perfclient's --server-cpu
+[ ${#SERVER_CPU[@]} -eq 0 ] || CPU_OPT=(--server-cpu "${SERVER_CPU[0]}")
 
 # ------------------------------------------------------------------- Ruby
 # Ruby runs with YJIT, its JIT, when the interpreter has it (3.1 and later,
@@ -110,6 +125,7 @@ fi
 
 # ------------------------------------------------------- servers and cleanup
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/mqperf.XXXXXX")
+SERVER_LOG=$TMP/server.log NLANGS=1
 SERVER_PGIDS=()
 cleanup() {
     local g
@@ -135,8 +151,8 @@ trap 'echo; echo "performance.bash: interrupted" >&2; exit 130' INT TERM HUP
 # thread-mode parents a quarter of their rate (85 000 -> 63 000/s, uds).
 start_server() {
     set -m
-    timeout -k 5 $((TIMEOUT + 60)) "${SERVER_PIN[@]}" "$@" \
-        >>"$TMP/server.log" 2>&1 </dev/null &
+    timeout -k 5 $((TIMEOUT * NLANGS + 60)) "${SERVER_PIN[@]}" "$@" \
+        >>"$SERVER_LOG" 2>&1 </dev/null &
     SERVER_PGIDS+=($!)
     set +m
 }
@@ -294,64 +310,91 @@ start_mode() {
     esac
 }
 
-run_client() {
-    local lang=$1 mode=$2 file=$3 cpu=()
-    if ! start_mode "$lang" "$mode"; then
-        echo "error: the $mode server did not start listening" >>"$file"
-        return 1
-    fi
-    [ ${#SERVER_CPU[@]} -eq 0 ] || cpu=(--server-cpu "${SERVER_CPU[0]}")
-    local storage=(--storage "$TMP/client-${lang}_$mode.db")
-    echo "client=perfclient --all ${SIZE[*]} ${WRK[*]} ${cpu[*]} ${storage[*]} ${LINK_ARGS[*]}" >>"$file"
-    echo "sync=full" >>"$file"
-    timeout -k 5 "$TIMEOUT" "${CLIENT_PIN[@]}" "$CLIENT" --all "${SIZE[@]}" "${WRK[@]}" \
-        "${cpu[@]}" "${storage[@]}" "${LINK_ARGS[@]}" >>"$file" 2>"$TMP/client.err" || return
-    # Python's yardstick: multiprocessing.connection round trips, same transport
-    if [ "$lang" = python ]; then
-        timeout -k 5 "$TIMEOUT" "${CLIENT_PIN[@]}" python3 "$HERE/mp_baseline.py" \
-            --transport "${mode%%_*}" --sec "$MP_SEC" >>"$file" 2>>"$TMP/client.err" || return
-    fi
-    run_socket_baseline "$lang" "$mode" "$file"
+# LANG's line of the mode's --links file: its .perf file, the client's
+# storage of --send-persistent, its link arguments (tab-separated).
+link_line() {
+    local lang=$1 mode=$2
+    printf '%s\t%s' "$TMP/$lang.perf" "$TMP/client-${lang}_$mode.db"
+    printf '\t%s' "${LINK_ARGS[@]}"
+    printf '\n'
 }
 
-# Tcl's, Ruby's and Java's yardstick: the language's own socket round trip
-# on the same transport with WAIT's payload (sock-roundtrip, the P: LANG
-# socket rows), as mp_baseline.py is Python's.
-run_socket_baseline() {
+# Python's yardstick, multiprocessing.connection round trips, and Tcl's,
+# Ruby's and Java's, the language's own socket round trip, on the same
+# transport with WAIT's payload (the P: rows).
+run_yardstick() {
     local lang=$1 mode=$2 file=$3 cmd
     case "$lang" in
+    python) cmd=(python3 "$HERE/mp_baseline.py") ;;
     tcl) cmd=(tclsh "$HERE/sock_baseline.tcl") ;;
     ruby) cmd=(ruby "$HERE/sock_baseline.rb") ;;
     java) cmd=(java "$HERE/SockBaseline.java") ;;
     *) return 0 ;;
     esac
     message_sizes
+    [ "$lang" = python ] || cmd+=(--size "$SS")
     timeout -k 5 "$TIMEOUT" "${CLIENT_PIN[@]}" "${cmd[@]}" --transport "${mode%%_*}" \
-        --sec "$MP_SEC" --size "$SS" >>"$file" 2>>"$TMP/client.err"
+        --sec "$MP_SEC" >>"$file" 2>>"$TMP/client.err"
 }
 
-# The result goes to $TMP first and replaces the old one only when complete,
-# so an interrupted run leaves the previous figures.
-run_one() {
-    local lang=$1 mode=$2 file=$TMP/run.perf why rc=0
-    perf_header "${lang}_$mode" "$lang" "$mode" >"$file"
-    why=$(impossible "$lang" "$mode")
-    if [ -n "$why" ]; then
-        echo "na. $why" >>"$file"
-        mv "$file" "$OUT/${lang}_$mode.perf"
-        echo "na. ($why)"
-        return 0
-    fi
+# Every language of MODE side by side: each one's server started (none for
+# pipe), one perfclient --links over all of them (each test's runs taken in
+# turn on every link, so that the languages are measured in the same
+# seconds), the servers stopped, then each language's yardstick.  Each
+# language's .perf goes to $TMP first and replaces the old one only when
+# complete, so an interrupted run leaves the previous figures.
+run_mode() {
+    local mode=$1 lang why file links=$TMP/links rc langs=() status
+    local start=$SECONDS
+    NLANGS=${#MODE_LANGS[@]}
+    : >"$links"
     : >"$TMP/client.err"
     : >"$TMP/server.log"
-    run_client "$lang" "$mode" "$file" || rc=$?
+    for lang in "${MODE_LANGS[@]}"; do
+        file=$TMP/$lang.perf
+        perf_header "${lang}_$mode" "$lang" "$mode" >"$file"
+        why=$(impossible "$lang" "$mode")
+        if [ -n "$why" ]; then
+            echo "na. $why" >>"$file"
+            STATUS[$lang]="na. ($why)"
+            continue
+        fi
+        SERVER_LOG=$TMP/server-$lang.log
+        : >"$SERVER_LOG"
+        if ! start_mode "$lang" "$mode"; then
+            echo "error: the $mode server did not start listening" >>"$file"
+            STATUS[$lang]=1
+            continue
+        fi
+        echo "client=perfclient --all ${SIZE[*]} --warmup $WARMUP ${WRK[*]} ${CPU_OPT[*]} --storage $TMP/client-${lang}_$mode.db ${LINK_ARGS[*]}" >>"$file"
+        echo "sync=full" >>"$file"
+        link_line "$lang" "$mode" >>"$links"
+        langs+=("$lang")
+    done
+    rc=0
+    if [ ${#langs[@]} -gt 0 ]; then
+        timeout -k 5 $((TIMEOUT * ${#langs[@]})) "${CLIENT_PIN[@]}" "$CLIENT" --all "${SIZE[@]}" \
+            --warmup "$WARMUP" "${WRK[@]}" "${CPU_OPT[@]}" --links "$links" 2>>"$TMP/client.err" || rc=$?
+    fi
     stop_servers
-    { sed 's/^/# client: /' "$TMP/client.err" | head -20
-      sed 's/^/# server: /' "$TMP/server.log" | head -20
-      echo "status=$rc"; } >>"$file"
-    mv "$file" "$OUT/${lang}_$mode.perf"
-    if [ $rc -eq 0 ]; then echo "ok (${SECONDS}s)"; else echo "FAILED (status $rc, see $OUT/${lang}_$mode.perf)"; fi
-    return $rc
+    for lang in "${langs[@]}"; do
+        file=$TMP/$lang.perf
+        status=0
+        # a test or the link failed (perfclient's status is the mode's)
+        ! grep -q '\(^\| \)error: ' "$file" && [ $rc -le 1 ] || status=1
+        run_yardstick "$lang" "$mode" "$file" || status=1
+        STATUS[$lang]=$status
+    done
+    for lang in "${MODE_LANGS[@]}"; do
+        file=$TMP/$lang.perf
+        if [[ ${STATUS[$lang]} != na.* ]]; then
+            { sed 's/^/# client: /' "$TMP/client.err" | head -20
+              cat "$TMP/server-$lang.log" "$TMP/server.log" 2>/dev/null | sed 's/^/# server: /' | head -20
+              echo "status=${STATUS[$lang]}"; } >>"$file"
+        fi
+        mv "$file" "$OUT/${lang}_$mode.perf"
+    done
+    ELAPSED=$((SECONDS - start))
 }
 
 # The limits of one mode's transport, peer placed like the server.
@@ -453,6 +496,7 @@ total=$((total + 1))
 echo "performance.bash: $TARGET/$SETUP, pin=$PIN, ${SIZE[*]}, $total runs -> $OUT"
 # Mode by mode, the limits first: a section's figures and the limits they
 # are read against are measured minutes apart at most, not a whole suite.
+declare -A STATUS
 for mode in "${RUN_MODES[@]}"; do
     k=$((k + 1)); printf '  [%2d/%d] %-22s ' "$k" "$total" "limit_$mode"
     SECONDS=0
@@ -462,12 +506,20 @@ for mode in "${RUN_MODES[@]}"; do
         SECONDS=0
         if run_peer "$mode"; then echo "ok (${SECONDS}s)"; else echo FAILED; failed=$((failed + 1)); fi
     fi
+    MODE_LANGS=()
     for run in "${RUNS[@]}"; do
         set -- $run
-        [ "$2" = "$mode" ] || continue
-        k=$((k + 1)); printf '  [%2d/%d] %-22s ' "$k" "$total" "${1}_$2"
-        SECONDS=0
-        run_one "$1" "$2" || failed=$((failed + 1))
+        [ "$2" != "$mode" ] || MODE_LANGS+=("$1")
+    done
+    printf '         %s side by side: %s\n' "$mode" "${MODE_LANGS[*]}"
+    run_mode "$mode"
+    for lang in "${MODE_LANGS[@]}"; do
+        k=$((k + 1)); printf '  [%2d/%d] %-22s ' "$k" "$total" "${lang}_$mode"
+        case "${STATUS[$lang]}" in
+        0) echo "ok (${ELAPSED}s, side by side)" ;;
+        na.*) echo "${STATUS[$lang]}" ;;
+        *) echo "FAILED (status ${STATUS[$lang]}, see $OUT/${lang}_$mode.perf)"; failed=$((failed + 1)) ;;
+        esac
     done
 done
 for step in floors ${STARTER:+startup}; do

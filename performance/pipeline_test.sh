@@ -62,6 +62,30 @@ warm_up() {
     [ "$cold" -eq 4 ] && [ "$warm" -eq 7 ]
 }
 
+# --links: two links side by side, each test's runs taken in turn.  Each
+# link's server logs its starts (pipe PARENT: per run one parent before the
+# clock and --num 2 timed ones), so the log's order shows the turns: both
+# main links, then three starts of a, three of b, three of a, three of b.
+side_by_side() {
+    log=$TMP/starts.side
+    : >"$log"
+    for l in a b; do
+        printf '#!/bin/sh\necho %s >>"%s"\nexec "%s" "$@"\n' $l "$log" "$INST/bin/perfserver" >"$TMP/logged-$l"
+        chmod +x "$TMP/logged-$l"
+        printf '%s\t-\t@\t%s\n' "$TMP/side-$l.out" "$TMP/logged-$l"
+    done >"$TMP/links"
+    timeout 60 "$INST/bin/perfclient" --parent --send-and-wait --num 2 --runs 2 --wrk 1 \
+        --links "$TMP/links" || return 1
+    cat "$TMP/side-a.out" "$TMP/side-b.out"
+    order=$(tr -d '\n' <"$log")
+    echo "server starts: $order"
+    [ "$order" = abaaabbbaaabbb ] &&
+        for l in a b; do
+            grep -q '^parent ops/s=[0-9]* count=2 .* runs=2 ' "$TMP/side-$l.out" &&
+                grep -q '^send-and-wait ops/s=[0-9]* count=2 .* runs=2 ' "$TMP/side-$l.out" || return 1
+        done
+}
+
 suite() {
     # shellcheck disable=SC2086
     mkdir -p "$TMP/tmp"
@@ -103,9 +127,10 @@ nothing_left() {
     [ -z "$(ls -A "$TMP/tmp")" ] || { ls -lR "$TMP/tmp"; return 1; }
 }
 
-echo "1..12"
+echo "1..14"
 check "perfclient --all prints every test" client_lines
 check "perfclient --warmup runs each test once, unmeasured, before its runs" warm_up
+check "perfclient --links takes each test's runs on every link in turn" side_by_side
 check "performance.bash and results.bash run every C mode" suite
 check "every C column has a figure in every mode the build has" every_mode
 # a limit and a C file per mode (+ ZeroMQ) + floor.perf + startup.perf
@@ -133,6 +158,26 @@ no_peer() {
         TABLE=$TMP/gen2/total_link.perf && figures pipe "C: C" 9
 }
 check "without perfpeer-zmq the suite runs and has no ZeroMQ row" no_peer
+# Two languages of one mode measured side by side by one perfclient: each
+# gets its own complete .perf file (C++'s server, when this build has it).
+two_langs() {
+    ln -s "$(cd "$top_builddir" && pwd)/wrappers/cxx/perfserver-cxx" "$TMP/nozmq/bin/perfserver-cxx"
+    TMPDIR=$TMP/tmp timeout 300 "$top_srcdir/performance/performance.bash" --setup check \
+        --inst "$TMP/nozmq" --gen "$TMP/gen3" $SIZE --timeout 120 c_uds_fork cxx_uds_fork || return 1
+    "$top_srcdir/results.bash" --gen "$TMP/gen3" --no-png || return 1
+    for l in c cxx; do
+        f=$TMP/gen3/$(gcc -dumpmachine)/check/${l}_uds_fork.perf
+        grep -q '^status=0$' "$f" && grep -q '^client=perfclient --all .* --warmup 0.4 ' "$f" ||
+            { cat "$f"; return 1; }
+    done
+    TABLE=$TMP/gen3/total_link.perf
+    figures uds_fork "C: C" 9 && figures uds_fork "C: C++" 9
+}
+if [ -x "$top_builddir/wrappers/cxx/perfserver-cxx" ]; then
+    check "two languages of a mode side by side: a complete .perf file each" two_langs
+else
+    check "two languages of a mode side by side # SKIP this build has no C++" true
+fi
 start_up() {
     sed -n '/^ Start-up/,$p' "$TMP/gen/total_link.perf"
     sed -n '/^ Start-up/,$p' "$TMP/gen/total_link.perf" | grep -q '^ C: C  *[0-9.]*  *na\.  *[-+][0-9.]*  *[0-9.]'
