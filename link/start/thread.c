@@ -1,198 +1,59 @@
 /* thread.c — the --thread start mode: a pool of threads that each accept a
  * connection on the listening socket and serve its instance.
  *
- * One thread waits in accept, the acceptor.  A thread whose instance
- * ended takes the acceptor's place when it is free, or accepts beside it
- * when connections wait in the backlog (second()), and otherwise parks (at
- * most MAX_IDLE do; more end).  A thread that takes a connection
- * starts no other, so a stream of new parents is served by the threads
- * whose instances just ended, each taking the next connection from the
- * backlog without sleeping in accept, and no idle acceptor is woken for a
- * connection another thread takes.  (A pool that kept a spare acceptor and
- * let finished threads wait in accept too grew to ~13 threads under five
- * parent workers, and ~0.5 of its accepts per parent slept.)
+ * One thread waits in accept, the acceptor.  A thread whose instance ended
+ * takes the acceptor's place when it is free, accepts beside it when
+ * connections wait in the backlog (to_accept(): the acceptor may have taken
+ * its place but not yet a connection, often preempted in between on one
+ * CPU), and otherwise parks (at most MAX_IDLE do; more end).  A thread that
+ * takes a connection starts no other, so a stream of short links is served
+ * by the threads whose links just ended, each taking the next connection
+ * without sleeping in accept, and no idle acceptor is woken for a
+ * connection another thread takes.  (A spare acceptor beside finished
+ * threads in accept grew the pool to ~13 threads under five parent workers,
+ * half its accepts sleeping.)
  *
- * The pool grows only when the threads it has are all busy: a watcher
- * thread looks every TICK_MS while connections come or no thread is in
- * accept, and when a tick ends with no acceptor and no connection taken in
- * it, or SHORT_LOOKS ticks in a row end with no acceptor and connections
- * waiting in the backlog, it makes one (a parked thread, or a new one).
- * The backlog counts too because a thread
- * that takes the next connection whenever its own ends keeps connections
- * being taken in every tick: short links (a parent: handshake, the
- * client's close) were served by one thread one after another, each
- * waiting for its client's close before the next accept, under five
- * parent workers (~2 task switches per parent on each side instead of
- * ~1.4 and ~1.3 on uds, issue 16 point 4).  Such a stream makes one
- * acceptor every SHORT_LOOKS ticks, so the pool ends near the number of
- * links open at once (5-7 serving threads for five workers and
- * perfclient's main link).  A burst (a tick with none taken) grows
- * faster: each acceptor that finds more connections waiting when it takes
- * its own makes the next acceptor at once, so a burst of N connections has
- * N threads a tick after it came, not one a tick.  (Growing that fast on
- * a stream too made more threads than links, parked and woken over and
- * over: 0.2-0.25 futex waits per parent on TCP, 2 us more server CPU per
- * parent.)  A stream once grew the pool at every tick that ended short,
- * and a thread parked whenever it found an acceptor: the pool swung
- * between four and seven serving threads, a thread woken and parked again
- * at nearly every tick (0.9 of each a tick, ~0.03 futex calls per parent
- * after tick() was a sleep).  Nearly every one of those parks (229 of 230,
- * counted in a scratch build) came with connections waiting: the acceptor
- * was on its way (it had taken the place but not yet a connection, on one
- * CPU often preempted in between), so the thread parked for nothing and
- * the watcher woke it at the next look.  A thread that accepts beside the
- * acceptor then (to_accept), and growth on a stream only after SHORT_LOOKS
- * short looks in a row, made that 0.1-0.15 a tick, the pool at five to
- * seven serving threads (figures below).  Either alone did not: growth
- * after 8 short looks in a row, threads parking as before, left the pool
- * at two or three serving threads (parks for nothing still shrank it), 1.3-1.45
- * server task switches per parent instead of 1.2; nor did a pool that grew
- * only on a tick with none taken (1.6-2.0), nor one that did not grow on a
- * stream for 64 ticks after a park, nor one that stopped growing at the
- * number of serving threads where a growth had been followed by a park
- * (stuck at two: 1.5-1.7).  When a tick passes with an
- * acceptor and nothing taken, the watcher sleeps until the acceptor takes
- * a connection.
+ * The pool grows only when its threads are all busy.  A watcher thread
+ * looks every TICK_MS while connections come or no thread is in accept
+ * (a sleep, not a timed wait on its condition: that wait and its relock
+ * were two futex calls a tick), and sleeps on watch_cv when a tick passes
+ * with an acceptor and nothing taken.  It makes one acceptor (a parked
+ * thread, or a new one) when a tick ends with no acceptor and none taken (a
+ * burst: each acceptor that then finds more waiting makes the next at once,
+ * so N connections have N threads within a tick), or when SHORT_LOOKS
+ * ticks in a row end with no acceptor and connections waiting (a stream:
+ * one thread taking connection after connection, each waiting for its
+ * client's close, would serve them one by one).  Growing at every short
+ * tick instead made more threads than links, parked and woken at nearly
+ * every tick; growing only on a tick with none taken left a stream on one
+ * or two threads.
  *
  * Every instance is new (factory and server setup run each time); the
  * template is only read.  A thread's cached streams serve its next instance
  * too and are freed when the thread ends.  The pool's threads run the
- * runtime's thread hooks once each (start and end), the watcher none (it
- * runs no instance), nor the process's deadline keeper (link/keeper.c,
- * which keeps the waits' --idle-timeout and --frame-timeout).  A parked thread waits in a blocking section, so it
- * holds no runtime's lock.  All block SIGTERM/SIGINT, which go to the
- * listener's thread and end the process.
+ * runtime's thread hooks once each (start and end); the watcher runs none
+ * (it runs no instance), nor does the process's deadline keeper
+ * (link/keeper.c: the waits' --idle-timeout and --frame-timeout, so that a
+ * pool thread waits for its peer without a timer of its own: a poll with a
+ * timeout costs the kernel a timer set and cancelled per wait).  A parked
+ * thread waits in a blocking section, so it holds no runtime's lock.  All
+ * block SIGTERM/SIGINT, which go to the listener's thread and end the
+ * process.
  *
- * What a pool thread still waits for per parent is its client's close
- * (uds: the end of file; tcp: its reset): the thread holds the link from accept
- * to close, as its instance's objects may belong to the thread (a Tcl
- * interpreter per pool thread).  That wait is where PARENT loses to its
- * floor (issue 16, point 4): perflimit --connect's server closes first and
- * takes the next connection without sleeping.  Measured on uds, five parent
- * workers, client and server on CPU 0 as the suite runs them, perf stat per
- * parent, 30 000 parents, medians of 7 alternated runs (load 9-12), server
- * + client: a scratch floor like limit-connect 11.1 + 16.1 us CPU (4 + 6
- * system calls, 0.77 + 1.40 task switches); the same floor whose server,
- * like a link, waits for its client's close (poll + read) before it closes
- * 15.8 + 16.0 us (6 + 5 calls, 1.51 + 1.82 switches); C PARENT 15.8 +
- * 17.8 us (5.2 + 6.0 calls, 1.14 + 1.07 switches; before the blocking read
- * below 16.7 + 18.1, 6.2 calls).  So by CPU C PARENT is 0.81 of the floor
- * and 0.94 of the floor that waits (rates in those runs: 0.75 and 0.93).
- * The server's wait costs ~4.7 us of kernel time (a sleep and a wake per
- * parent); user space is ~1.3 us a side (time -f: 0.06-0.08 s user, 0.6-0.7
- * s system per 50 000 parents).  The server makes 5 system calls per
- * parent: accept, the preamble's read, the answer's write, the read that
- * finds the client's close (a blocking read, event.c: kept_read_blocks;
- * it was poll + read), close.  User space runs ~2 860 instructions on the
- * server (instance, setup and its services, delete: callgrind, 1 500
- * parents against 500; the most: MqServiceCreate 310 for perfserver's
- * services, malloc and free 300, the loop 205, p's mutex 120) and ~2 660
- * on the client (malloc and free 290: its context and connection, the
- * options parsed 540; ~2 900 while its name and --file were on the heap,
- * link_int.h: mqi_config.text); the waiting floor's ~90 and ~260.  Once ~5 300
- * and ~4 100 (a context and a connection not from calloc, the listener's
- * strings borrowed, the option rows indexed, a fixed text for the peer's
- * close, the first services in the context), then ~3 490 and ~3 260 (a
- * slot armed and disarmed under its mutex, a connection's receive streams
- * zeroed in it, a context zeroed twice).  Per parent that user space is
- * ~1.1-1.7 us a side (perf stat user time, under load), what the link
- * costs beyond the waiting floor besides the pool's own futex calls:
- * 0.08-0.22 per parent, nearly all from the watcher's tick (perf record
- * of their call sites, 20 000 parents): almost every tick ends with all
- * threads serving and a connection waiting, so the watcher wakes a parked
- * thread, which parks again once a thread finishes while another accepts
- * (the pool swings between four and five serving threads under five
- * workers): per tick its timed wait, a wake on p's mutex, the signal, the
- * parked thread's wait and a wake on the mutex, 0.02 ticks per parent.
- * (Looking at the backlog with mu released did not change that: the
- * mutex's waiter was there before the watcher's poll.)  The tick is a
- * sleep now (tick()): per parent, uds, five workers, 30 000 parents, two
- * alternated runs (perf stat, CPU 0 to the measuring session at nice -20,
- * load 8-9): server futex calls 0.076 -> 0.044, system calls 5.11 -> 5.09,
- * CPU and task switches the same (15.7 us, 1.19).  And with to_accept and
- * SHORT_LOOKS (three alternated runs each, load 8-12): server futex calls
- * 0.105-0.118 (45ef831), 0.058-0.078 (the tick a sleep), 0.011-0.013;
- * server task switches 1.22-1.26, 1.22-1.23, 1.14-1.15, client 1.11-1.16
- * in all; system calls 5.14-5.16, 5.12-5.15, 5.14-5.15 (a poll where a
- * thread parked before); CPU within the runs' spread (server 15.7-18.0
- * us, 16.3-18.2 before).  On TCP (two runs each, load 16-18): server
- * futex calls 0.143-0.199, 0.099-0.103, 0.020-0.022; server CPU 22.0-23.2,
- * 21.3-22.8, 20.1-21.0 us; task switches 1.08-1.12 in all.
- *
- * The client's poll before it reads the handshake's answer is no loss to
- * the floor: the floor's client blocks in read, and a unix socket wakes a
- * blocked reader when its peer takes in what it sent (write space), here
- * the server's read of the handshake, before the answer is there.  A
- * scratch copy of limit-connect-wait in two processes (uds, five workers,
- * 30 000 parents, medians of 5 alternated runs, load 5-6): server + client
- * 32.8 us CPU and 1.8 + 2.1 task switches per parent with the read; 31.2
- * us and 1.3 + 1.6 with poll (90 s) and read; 34.7 us with SO_RCVTIMEO set
- * before connect and the read.  C PARENT made 1.1 + 1.05 switches and 5.1
- * + 6 system calls, its CPU within the runs' spread of the floor's.
- *
- * On TCP the server makes 5
- * and the client 7 system calls per parent, as the floor's: a parent's
- * client resets at once instead of sending _CLS (link.c).
- *
- * A poll with a timeout costs the kernel a high resolution timer, set and
- * cancelled per wait: two threads on one CPU passing 16 bytes back and
- * forth over a unix socket pair spend 9.2-9.5 us CPU per round trip
- * waiting with poll(-1), 10.2-10.5 with poll(300 s) (medians of 5, load
- * 4-7): ~0.5 us a wait.  So a pool thread's instance waits for its peer
- * limits (--idle-timeout, --frame-timeout) without a timeout, and the
- * process's keeper thread keeps those deadlines (link/keeper.c, which
- * keeps a client's wait for its handshake's answer too: one keeper, not
- * one in the watcher and one for the clients).  That keeper was first the
- * watcher's own: per parent, uds, five workers, 30 000 parents, 7
- * alternated runs (perf stat, load 3-6): server CPU 16.4 -> 15.8 us
- * (median), system calls the same (6.1), client 17.6 as before; WAIT
- * (100 000 calls, 5 alternated runs) 6.31 -> 6.22 us server CPU per call.
- * The suite's uds_thread C PARENT / floor, 3 alternated runs of the four
- * fork and thread modes (load 3.5-10, the floor itself 20 000 to
- * 42 000/s): 0.79 0.79 0.91 before, 0.72 0.83 0.78 after, within the
- * runs' spread.  A blocking read with SO_RCVTIMEO instead (a setsockopt
- * in place of the poll) saved nothing.
- *
- * Where PARENT's time goes against the waiting floor is CPU, not idle time
- * or others on CPU 0: perf record of sched_switch and sched_waking on CPU 0
- * over one suite-like run each (uds, five workers, both sides on CPU 0, the
- * measuring session's autogroup at nice -20 so the other sessions' builds
- * kept off CPU 0; per parent): CPU 0 idle 0 and other tasks 0.01 us (floor
- * 0.06); switches in 1.25 server + 1.17 client (floor 1.99 + 2.32); wake-ups
- * server -> client 1.00, client -> server 0.75, server -> server 0.02 (the
- * watcher and parked threads; floor 1.61 and 0.73, its client's read woken
- * by the server's read of the preamble too).  Untraced, /proc/stat saw no
- * idle tick on CPU 0 in 30 000 parents, so the rate is CPU 0's time per
- * parent: 29.8-30.3 us against the floor's 27.9-29.7.  The difference is the
- * link's user space (~2 900 + 2 660 instructions) and the client's poll.
- * The pool's one wait of its own shows at a test's start: perfclient's
- * main link takes the new pool's only acceptor and its first parent waits
- * for the watcher's tick, nothing of the link runnable meanwhile (1.6 and
- * 0.3 ms in a three-run test of 1.2 s: 0.05 us per parent).
- * (perf stat's task-clock of both sides sums to 0.94-0.95 of that time for
- * the link and 0.98-1.00 for the floor: such per-side CPU figures read the
- * link ~5 % cheaper than it is.)
- *
- * The read that waits for a parent's close blocks (event.c): the keeper's
- * shutdown ends it as it ends a poll.  Only the first wait after the
- * handshake: a blocked read on a unix socket wakes whenever the peer takes
- * in what this side sent, so every wait blocking made WAIT (100 000 calls,
- * 5 alternated runs, load 8-10) 1.34 task switches per call on each side
- * instead of 1.00 and the client's CPU 7.0 -> 7.95 us per call; the first
- * wait only: WAIT server 6.63 -> 6.55 us (the same), PARENT server 15.3
- * -> 14.9 and 15.8 -> 15.3 us CPU (9 and 11 alternated runs, load 7.5-12),
- * 6.1 -> 5.1 system calls, switches 1.07 -> 1.09, client the same.
- *
- * Reading before the first wait (in case the client closed already) found
- * nothing in 97% of parents: one system call more.  A thread that waits on the listening socket and on
- * every link idle since its handshake at once (epoll; the acceptor never
- * runs a service, link/start/thread_test.c holds that rule; branch
- * thread7-shared) cut the server's switches to 0.8-1.0 per parent, but
- * added an epoll_ctl per link and an epoll_wait per event (on one CPU each
- * close or connect wakes the waiting thread alone, so it batches little):
- * 6-7 calls per parent and no less server CPU, so it is not taken.  An
- * earlier scratch build that closed right after the handshake's answer
- * saved the poll and the read of the close, which a link cannot skip. */
+ * A pool thread holds its link from accept to close, as its instance's
+ * objects may belong to the thread (a Tcl interpreter per pool thread), so
+ * per parent it waits for its client's close (uds: the end of file; tcp:
+ * its reset) with one blocking read (event.c: only the first wait after
+ * the handshake blocks; every wait blocking woke WAIT's reader at each
+ * write space too).  That wait is what the suite's PARENT floor does not
+ * pay (perflimit --connect's server closes first and takes the next
+ * connection without sleeping) and its waiting floor does; C PARENT is
+ * close to the waiting floor (issue 16, point 4; the measurements are in
+ * its notes).  Not taken, measured: a thread waiting on the listening
+ * socket and every idle link at once (epoll: an epoll_ctl per link and an
+ * epoll_wait per event, no less server CPU); a read before the first wait
+ * (it found nothing in 97 % of parents); SO_RCVTIMEO instead of the keeper
+ * (saved nothing). */
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
