@@ -60,6 +60,11 @@ find_and_open(MqContextC *ctx, const char *name, const char *symbol)
     int n = 0;
     /* secure_getenv: a set-user-ID program loads no code a caller names */
     const char *env = secure_getenv("MQLINK_MODULE_DIR");
+    if (env && strlen(env) >= DIR_MAX) {
+        MkErrorSet(ctx->err, MQ_ERR_SYSTEM, "cannot find the module %s.so: MQLINK_MODULE_DIR "
+                   "is longer than %d bytes", name, DIR_MAX - 1);
+        return NULL;
+    }
     if (env && *env) {
         snprintf(dir[n++], DIR_MAX, "%s", env);
     } else if (own_dir(lib, sizeof lib)) {
@@ -67,7 +72,9 @@ find_and_open(MqContextC *ctx, const char *name, const char *symbol)
         snprintf(dir[n++], DIR_MAX, "%s", lib);
     }
     for (int i = 0; i < n; i++) {
-        snprintf(path, sizeof path, "%s/%s.so", dir[i], name);
+        /* a name too long for path is in no directory (not a shortened one) */
+        if (snprintf(path, sizeof path, "%s/%s.so", dir[i], name) >= (int)sizeof path)
+            continue;
         if (access(path, F_OK) == 0)
             return open_module(ctx, path, symbol);
     }

@@ -245,6 +245,19 @@ tls_client_fails(const char *dir, const char *const *want)
     MqContextDelete(c);
 }
 
+/* A MQLINK_MODULE_DIR too long for a path is an error naming it, not a
+ * directory cut short and looked in. */
+static void
+module_dir_too_long(void)
+{
+    static char dir[5000];
+    memset(dir, 'd', sizeof dir - 1);
+    dir[0] = '/';
+    const char *want[] = {"cannot find the module mqlink_tls.so: MQLINK_MODULE_DIR is longer "
+                          "than 4095 bytes", NULL};
+    tls_client_fails(dir, want);
+}
+
 static void
 module_missing(void)
 {
@@ -319,6 +332,7 @@ main(int argc, char **argv)
         {"a persistent call loads the persistence module (client, server)", persist_loads},
         {"--storage loads the persistence module at LinkCreate", storage_loads},
         {"a missing module is an error at LinkCreate naming where", module_missing},
+        {"a module directory too long for a path is an error naming it", module_dir_too_long},
         {"a broken module is an error naming the file and the reason", module_broken},
         {"a module of another version is refused", module_other_version},
         {"a shared object without the table is refused", module_without_table},
