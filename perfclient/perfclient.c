@@ -220,8 +220,7 @@ parse(perf_client *pc, int *selected, int argc, const char **argv, int *sizes,
 
 /* The unmeasured run of --warmup: at most pc->warmup seconds (and --num
  * operations).  A server whose JIT compiles after some thousand calls
- * (Java's C2) is otherwise measured half cold in a test's first run, and
- * in that test's only run when the suite runs in rounds. */
+ * (Java's C2) is otherwise measured half cold in a test's first run. */
 static MkErrorE
 warm_up(perf_client *pc, const struct perf_test *t)
 {

@@ -125,7 +125,7 @@ fi
 
 # ------------------------------------------------------- servers and cleanup
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/mqperf.XXXXXX")
-SERVER_LOG=$TMP/server.log NLANGS=1
+SERVER_LOG=$TMP/server.log
 SERVER_PGIDS=()
 cleanup() {
     local g
@@ -144,14 +144,15 @@ trap cleanup EXIT
 trap 'echo; echo "performance.bash: interrupted" >&2; exit 130' INT TERM HUP
 
 # Start a listening server in its own process group (job control, set -m)
-# under a watchdog timeout; the group id is remembered so cleanup ends the
+# under a watchdog timeout (longer than the mode's perfclient, which has
+# TIMEOUT per language of the mode); the group id is remembered so cleanup ends the
 # server and every instance it forked or spawned.  Not a session of its own
 # (setsid): the scheduler shares the CPU between sessions first (autogroup),
 # which the limits, measured inside one process, never pay; it cost
 # thread-mode parents a quarter of their rate (85 000 -> 63 000/s, uds).
 start_server() {
     set -m
-    timeout -k 5 $((TIMEOUT * NLANGS + 60)) "${SERVER_PIN[@]}" "$@" \
+    timeout -k 5 $((TIMEOUT * ${#MODE_LANGS[@]} + 60)) "${SERVER_PIN[@]}" "$@" \
         >>"$SERVER_LOG" 2>&1 </dev/null &
     SERVER_PGIDS+=($!)
     set +m
@@ -346,7 +347,6 @@ run_yardstick() {
 run_mode() {
     local mode=$1 lang why file links=$TMP/links rc langs=() status
     local start=$SECONDS
-    NLANGS=${#MODE_LANGS[@]}
     : >"$links"
     : >"$TMP/client.err"
     : >"$TMP/server.log"

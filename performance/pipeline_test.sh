@@ -43,16 +43,22 @@ client_lines() {
     done
 }
 
+# logged FILE TAG LOG: a pipe server script that appends TAG to LOG at each
+# start, then runs perfserver (pipe PARENT starts one per parent).
+logged() {
+    printf '#!/bin/sh\necho %s >>"%s"\nexec "%s" "$@"\n' "$2" "$3" "$INST/bin/perfserver" >"$1"
+    chmod +x "$1"
+}
+
 # --warmup: each test runs once more before its measured runs, unmeasured.
-# Counted by pipe PARENT's server starts (a script logs each and execs
-# perfserver): the main link, then per run one parent before the clock and
-# --num 2 timed ones; the warm-up is one more such run.
+# Counted by pipe PARENT's server starts: the main link, then per run one
+# parent before the clock and --num 2 timed ones; the warm-up is one more
+# such run.
 starts() {
     log=$TMP/starts.$1
     shift
     : >"$log"
-    printf '#!/bin/sh\necho start >>"%s"\nexec "%s" "$@"\n' "$log" "$INST/bin/perfserver" >"$TMP/logged"
-    chmod +x "$TMP/logged"
+    logged "$TMP/logged" start "$log"
     timeout 60 "$INST/bin/perfclient" --parent --num 2 --runs 1 --wrk 1 "$@" @ "$TMP/logged" >/dev/null || return 1
     wc -l <"$log"
 }
@@ -70,8 +76,7 @@ side_by_side() {
     log=$TMP/starts.side
     : >"$log"
     for l in a b; do
-        printf '#!/bin/sh\necho %s >>"%s"\nexec "%s" "$@"\n' $l "$log" "$INST/bin/perfserver" >"$TMP/logged-$l"
-        chmod +x "$TMP/logged-$l"
+        logged "$TMP/logged-$l" $l "$log"
         printf '%s\t-\t@\t%s\n' "$TMP/side-$l.out" "$TMP/logged-$l"
     done >"$TMP/links"
     timeout 60 "$INST/bin/perfclient" --parent --send-and-wait --num 2 --runs 2 --wrk 1 \
