@@ -91,6 +91,22 @@ side_by_side() {
         done
 }
 
+# A --links file perfclient cannot use is an error naming what is wrong,
+# before any link is opened (status 2).
+bad_links() {
+    printf 'x\n' >"$TMP/links-short"
+    : >"$TMP/links-empty"
+    for c in "$TMP/links-none:cannot read $TMP/links-none" \
+             "$TMP/links-short:a line needs OUT, STORAGE and link arguments" \
+             "$TMP/links-empty:$TMP/links-empty names no link"; do
+        f=${c%%:*} want=${c#*:}
+        "$INST/bin/perfclient" --send-and-wait --links "$f" 2>"$TMP/err" >/dev/null
+        st=$?
+        cat "$TMP/err"
+        [ $st -eq 2 ] && grep -qF "perfclient: --links: $want" "$TMP/err" || return 1
+    done
+}
+
 suite() {
     # shellcheck disable=SC2086
     mkdir -p "$TMP/tmp"
@@ -132,10 +148,11 @@ nothing_left() {
     [ -z "$(ls -A "$TMP/tmp")" ] || { ls -lR "$TMP/tmp"; return 1; }
 }
 
-echo "1..14"
+echo "1..15"
 check "perfclient --all prints every test" client_lines
 check "perfclient --warmup runs each test once, unmeasured, before its runs" warm_up
 check "perfclient --links takes each test's runs on every link in turn" side_by_side
+check "a --links file that cannot be used is an error naming why" bad_links
 check "performance.bash and results.bash run every C mode" suite
 check "every C column has a figure in every mode the build has" every_mode
 # a limit and a C file per mode (+ ZeroMQ) + floor.perf + startup.perf
